@@ -1,0 +1,35 @@
+/**
+ * Every error code the server can answer with, its HTTP status and a default message.
+ * docs/error-codes.md has one row per code; a test keeps the two in sync.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: { status: 400, message: 'Bad request.' },
+  VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
+  INVALID_JSON: { status: 400, message: 'The request body is not valid JSON.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The request body must be application/json.' },
+  BODY_TOO_LARGE: { status: 413, message: 'The request body is larger than 1 MiB.' },
+  UNAUTHENTICATED: { status: 401, message: 'A valid API key is required in the apikey header.' },
+  FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
+  ADMIN_REQUIRED: { status: 403, message: 'Only an administrator can do this.' },
+  TEAM_ID_REQUIRED: { status: 400, message: 'The query parameter teamId is required.' },
+  WORKSPACE_NOT_FOUND: { status: 404, message: 'Workspace not found.' },
+  WORKSPACE_NAME_TAKEN: { status: 409, message: 'A workspace with this name already exists.' },
+  USER_NOT_FOUND: { status: 404, message: 'User not found.' },
+  USERNAME_TAKEN: { status: 409, message: 'A user with this username already exists.' },
+  EMAIL_TAKEN: { status: 409, message: 'A user with this email already exists.' },
+  MEMBERSHIP_NOT_FOUND: { status: 404, message: 'Membership not found.' },
+  MEMBERSHIP_EXISTS: { status: 409, message: 'The user is already a member of this workspace.' },
+  LAST_OWNER: { status: 409, message: 'A workspace must keep at least one owner.' },
+  API_KEY_NOT_FOUND: { status: 404, message: 'API key not found.' },
+  PROJECT_NOT_FOUND: { status: 404, message: 'Project not found.' },
+  PROJECT_NAME_TAKEN: { status: 409, message: 'A project with this name already exists.' },
+  ROUTE_NOT_FOUND: { status: 404, message: 'Route not found.' },
+  METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  INTERNAL_ERROR: { status: 500, message: 'Internal server error.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CODES, value);
+}

@@ -1,0 +1,121 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import * as admin from './schemas/admin.js';
+import { ErrorBody } from './schemas/common.js';
+import * as project from './schemas/project.js';
+import * as user from './schemas/user.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * One row per HTTP operation. The server registers its handlers from this table, the OpenAPI
+ * document is generated from it, and docs/operations.md names its ids.
+ */
+export interface RouteSpec {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+  /** `apikey`: the apikey header; `none`: open (health, OpenAPI). */
+  auth: 'apikey' | 'none';
+  /** The route is workspace-scoped: `teamId` must name a workspace of the caller. */
+  workspace: boolean;
+  /** Only an administrator may call it. */
+  admin?: boolean;
+  /** Runyard's own routes refuse unknown body keys; CloudOS wire routes ignore them. */
+  own: boolean;
+  status: number;
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  response?: TSchema;
+}
+
+const route = <R extends RouteSpec>(r: R): R => r;
+
+export const ROUTES = {
+  health: route({
+    method: 'GET', path: '/api/runyard/health', summary: 'Liveness and database check',
+    auth: 'none', workspace: false, own: true, status: 200, response: admin.Health,
+  }),
+  openapi: route({
+    method: 'GET', path: '/api/runyard/openapi.json', summary: 'This OpenAPI document',
+    auth: 'none', workspace: false, own: true, status: 200,
+  }),
+  userMe: route({
+    method: 'GET', path: '/api/v1/users/me', summary: 'The calling user',
+    auth: 'apikey', workspace: false, own: false, status: 200, response: user.UserMe,
+  }),
+  userSearch: route({
+    method: 'GET', path: '/api/v1/users/search-assist', summary: 'Find members of a workspace by username or name',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: user.UserSearchQuery, response: user.UserSearchReply,
+  }),
+  projectList: route({
+    method: 'GET', path: '/api/v2/projects', summary: 'List or search projects',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: project.ProjectListQuery, response: project.ProjectListReply,
+  }),
+  projectCreate: route({
+    method: 'POST', path: '/api/v1/projects', summary: 'Create a project',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    body: project.ProjectCreateBody, response: project.Project,
+  }),
+  adminUserList: route({
+    method: 'GET', path: '/api/runyard/admin/users', summary: 'List users',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    response: Type.Object({ users: Type.Array(admin.AdminUser) }),
+  }),
+  adminUserCreate: route({
+    method: 'POST', path: '/api/runyard/admin/users', summary: 'Create a user',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: admin.AdminUserCreateBody, response: admin.AdminUser,
+  }),
+  adminUserRevoke: route({
+    method: 'DELETE', path: '/api/runyard/admin/users/:id', summary: 'Deactivate a user (their keys stop working)',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    params: admin.IdParams, response: admin.AdminUser,
+  }),
+  adminWorkspaceList: route({
+    method: 'GET', path: '/api/runyard/admin/workspaces', summary: 'List workspaces',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    response: Type.Object({ workspaces: Type.Array(admin.AdminWorkspace) }),
+  }),
+  adminWorkspaceCreate: route({
+    method: 'POST', path: '/api/runyard/admin/workspaces', summary: 'Create a workspace',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: admin.AdminWorkspaceCreateBody, response: admin.AdminWorkspace,
+  }),
+  adminMemberList: route({
+    method: 'GET', path: '/api/runyard/admin/members', summary: 'List memberships',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    querystring: admin.AdminMemberQuery, response: Type.Object({ members: Type.Array(admin.AdminMember) }),
+  }),
+  adminMemberCreate: route({
+    method: 'POST', path: '/api/runyard/admin/members', summary: 'Add a user to a workspace, or change their role',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: admin.AdminMemberCreateBody, response: admin.AdminMember,
+  }),
+  adminMemberRevoke: route({
+    method: 'DELETE', path: '/api/runyard/admin/members/:workspaceId/:userId', summary: 'Remove a user from a workspace',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    params: admin.MemberParams, response: admin.AdminMember,
+  }),
+  adminApiKeyList: route({
+    method: 'GET', path: '/api/runyard/admin/apikeys', summary: 'List API keys (never their secrets)',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    querystring: admin.AdminApiKeyQuery, response: Type.Object({ apikeys: Type.Array(admin.AdminApiKey) }),
+  }),
+  adminApiKeyCreate: route({
+    method: 'POST', path: '/api/runyard/admin/apikeys', summary: 'Create an API key; the secret is shown once',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: admin.AdminApiKeyCreateBody, response: admin.AdminApiKeyCreated,
+  }),
+  adminApiKeyRevoke: route({
+    method: 'DELETE', path: '/api/runyard/admin/apikeys/:id', summary: 'Revoke an API key',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    params: admin.IdParams, response: admin.AdminApiKey,
+  }),
+} satisfies Record<string, RouteSpec>;
+
+export type RouteId = keyof typeof ROUTES;
+
+export const ERROR_RESPONSE = ErrorBody;

@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import type { AppDeps } from './http/handler.js';
+import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { registerRoutes } from './http/register-routes.js';
+import { adminHandlers } from './routes/admin.js';
+import { projectHandlers } from './routes/projects.js';
+import { systemHandlers } from './routes/system.js';
+import { userHandlers } from './routes/users.js';
+import type { Store } from './store/database.js';
+import { VERSION } from './version.js';
+
+export interface BuildDeps {
+  store: Store;
+  /** Log lines go here; defaults to stdout at the configured level. */
+  logStream?: NodeJS.WritableStream;
+}
+
+/** Builds the HTTP application on an open, migrated store. It never listens: main.ts does. */
+export async function buildApp(config: Config, { store, logStream }: BuildDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      // Credentials never reach a log line, whatever a serializer decides to include.
+      redact: { paths: ['req.headers.apikey', 'req.headers.authorization', 'apikey', '*.apikey'], censor: '[redacted]' },
+      ...(logStream && { stream: logStream }),
+    },
+    ...(config.tlsCertFile && { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
+  }) as unknown as FastifyInstance;
+  const deps: AppDeps = { store, db: store.db, config, version: VERSION };
+  registerJsonBodyParser(app);
+  registerErrorHandler(app);
+  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers });
+  return app;
+}

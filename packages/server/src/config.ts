@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+/**
+ * The whole server configuration: one schema, read once at start from RUNYARD_* environment
+ * variables and an optional JSON config file (RUNYARD_CONFIG_FILE), validated with every bad key
+ * reported at once, then frozen. Nothing else in the server reads process.env.
+ * docs/configuration.md documents each key; a test keeps the two in sync.
+ */
+export const CONFIG_KEYS = {
+  host: { env: 'RUNYARD_HOST', schema: Type.String({ minLength: 1 }), default: '127.0.0.1', doc: 'Address to listen on.' },
+  port: {
+    env: 'RUNYARD_PORT',
+    schema: Type.Integer({ minimum: 0, maximum: 65535 }),
+    default: 8080,
+    doc: 'TCP port to listen on (0 picks a free port).',
+  },
+  dataDir: {
+    env: 'RUNYARD_DATA_DIR',
+    schema: Type.String({ minLength: 1 }),
+    default: './.runyard-data',
+    doc: 'Directory for the SQLite database, blob storage and initial-admin.json.',
+  },
+  databaseUrl: {
+    env: 'RUNYARD_DATABASE_URL',
+    schema: Type.String({ pattern: '^(|sqlite:.*|postgres(ql)?://.*)$' }),
+    default: '',
+    doc: 'Empty: SQLite file <dataDir>/runyard.db. `sqlite:<path>` for another SQLite file, `postgres://user@host:port/db` for PostgreSQL.',
+  },
+  publicUrl: {
+    env: 'RUNYARD_PUBLIC_URL',
+    schema: Type.String({ pattern: '^(|https?://.+)$' }),
+    default: '',
+    doc: 'URL that clients use to reach the server, when it differs from the listen address (proxies).',
+  },
+  logLevel: {
+    env: 'RUNYARD_LOG_LEVEL',
+    schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+    default: 'info',
+    doc: 'Log level of the JSON log lines on stdout.',
+  },
+  tlsCertFile: {
+    env: 'RUNYARD_TLS_CERT_FILE',
+    schema: Type.String(),
+    default: '',
+    doc: 'PEM certificate file; with tlsKeyFile the server speaks HTTPS.',
+  },
+  tlsKeyFile: { env: 'RUNYARD_TLS_KEY_FILE', schema: Type.String(), default: '', doc: 'PEM private key file for HTTPS.' },
+} as const satisfies Record<string, { env: string; schema: TSchema; default: unknown; doc: string }>;
+
+type Keys = typeof CONFIG_KEYS;
+export type Config = Readonly<{ [K in keyof Keys]: Static<Keys[K]['schema']> }>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Converts an environment string to the type its schema wants (numbers stay strings if not numeric). */
+function fromEnv(schema: TSchema, raw: string): unknown {
+  if (schema.type === 'integer' && /^-?\d+$/.test(raw.trim())) return Number(raw.trim());
+  return raw;
+}
+
+function readConfigFile(file: string, problems: string[]): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    problems.push(`RUNYARD_CONFIG_FILE ${file}: must hold a JSON object`);
+  } catch (e) {
+    problems.push(`RUNYARD_CONFIG_FILE ${file}: ${(e as Error).message}`);
+  }
+  return {};
+}
+
+/** Builds the frozen configuration; precedence: overrides > environment > config file > defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = [];
+  const file = env.RUNYARD_CONFIG_FILE ? readConfigFile(env.RUNYARD_CONFIG_FILE, problems) : {};
+  for (const key of Object.keys(file)) {
+    if (!Object.hasOwn(CONFIG_KEYS, key)) problems.push(`config file key "${key}" is not a configuration key`);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, spec] of Object.entries(CONFIG_KEYS) as [keyof Keys, Keys[keyof Keys]][]) {
+    let value: unknown = spec.default;
+    let source = 'default';
+    if (Object.hasOwn(file, key)) [value, source] = [file[key], `config file key "${key}"`];
+    const raw = env[spec.env];
+    if (raw !== undefined) [value, source] = [fromEnv(spec.schema, raw), spec.env];
+    if (Object.hasOwn(overrides, key)) [value, source] = [overrides[key], key];
+    if (!Value.Check(spec.schema, value)) {
+      const first = Value.Errors(spec.schema, value).First();
+      problems.push(`${source}=${JSON.stringify(value)}: ${first?.message ?? 'invalid value'}`);
+    }
+    out[key] = value;
+  }
+  if (Boolean(out.tlsCertFile) !== Boolean(out.tlsKeyFile)) {
+    problems.push('RUNYARD_TLS_CERT_FILE and RUNYARD_TLS_KEY_FILE must be given together');
+  }
+  if (problems.length) throw new ConfigError(problems);
+  out.dataDir = path.resolve(out.dataDir as string);
+  return Object.freeze(out) as Config;
+}
+
+/** The database URL with the SQLite default filled in. */
+export function databaseUrlOf(config: Config): string {
+  return config.databaseUrl || `sqlite:${path.join(config.dataDir, 'runyard.db')}`;
+}

@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { isoNow, type ErrorBody, type ErrorCode, ERROR_CODES } from '@runyard/contract';
+import { AppError } from '../errors/app-error.js';
+
+interface AjvError {
+  instancePath: string;
+  message?: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** "querystring.pageSize must be <= 1000; body: unknown key "team"": every problem, naming the field. */
+function validationMessage(context: string | undefined, errors: AjvError[]): string {
+  return errors
+    .map((e) => {
+      const field = [context, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
+      if (e.keyword === 'additionalProperties') return `${field}: unknown key "${String(e.params.additionalProperty)}"`;
+      if (e.keyword === 'required') return `${field ? field + '.' : ''}${String(e.params.missingProperty)} is required`;
+      if (e.keyword === 'pattern' && /name$/i.test(field)) return `${field} must not be empty or only white space`;
+      return `${field} ${e.message ?? 'is not valid'}`;
+    })
+    .join('; ');
+}
+
+function body(code: ErrorCode, message: string, status: number = ERROR_CODES[code].status): ErrorBody {
+  return { statusCode: status, code, message, time: isoNow() };
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
+};
+
+/** The one place that turns a failure into the wire error body `{statusCode, code, message, time}`. */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    let out: ErrorBody;
+    if (error instanceof AppError) {
+      out = body(error.code, error.message);
+    } else if ((error as FastifyError).validation) {
+      const e = error as FastifyError;
+      out = body('VALIDATION_FAILED', validationMessage(e.validationContext, e.validation as AjvError[]));
+    } else if ((error as FastifyError).code && FASTIFY_CODES[(error as FastifyError).code]) {
+      out = body(FASTIFY_CODES[(error as FastifyError).code], error.message);
+    } else if ((error as FastifyError).statusCode && (error as FastifyError).statusCode! < 500) {
+      out = body('BAD_REQUEST', error.message, (error as FastifyError).statusCode);
+    } else {
+      request.log.error({ err: error }, 'unexpected error');
+      out = body('INTERNAL_ERROR', ERROR_CODES.INTERNAL_ERROR.message);
+    }
+    void reply.status(out.statusCode).send(out);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send(body('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { RouteId } from '@runyard/contract';
+import type { Config } from '../config.js';
+import type { AuthUser, Context } from '../services/context.js';
+import type { Database } from '../store/schema.js';
+import type { Store } from '../store/database.js';
+
+/** What a route handler may use: the open store, the configuration, the server version. */
+export interface AppDeps {
+  store: Store;
+  db: Kysely<Database>;
+  config: Config;
+  version: string;
+}
+
+/** A request after authentication, the workspace check and schema validation. */
+export interface RouteRequest<Q = any, B = any, P = any> {
+  user: AuthUser | null;
+  /** Set on workspace routes only. */
+  ctx: Context;
+  query: Q;
+  body: B;
+  params: P;
+}
+
+export type Handler = (req: RouteRequest, deps: AppDeps) => Promise<unknown>;
+export type Handlers = Partial<Record<RouteId, Handler>>;

@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ROUTES, type RouteId, type RouteSpec } from '@runyard/contract';
+import { AppError } from '../errors/app-error.js';
+import { authenticate } from '../services/api-keys.js';
+import type { AuthUser, Context } from '../services/context.js';
+import { workspaceContext } from '../services/workspaces.js';
+import type { AppDeps, Handlers } from './handler.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: AuthUser | null;
+    ctx: Context | null;
+  }
+}
+
+/** The apikey header, in any letter case (Node lowercases header names). */
+function apikeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers.apikey;
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Registers every route of the contract's table with its handler; a row without one is a startup error. */
+export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Handlers): void {
+  app.decorateRequest('user', null);
+  app.decorateRequest('ctx', null);
+  for (const [id, spec] of Object.entries(ROUTES) as [RouteId, RouteSpec][]) {
+    const handler = handlers[id];
+    if (!handler) throw new Error(`Route ${id} (${spec.method} ${spec.path}) has no handler`);
+    app.route({
+      method: spec.method,
+      url: spec.path,
+      schema: {
+        ...(spec.params && { params: spec.params }),
+        ...(spec.querystring && { querystring: spec.querystring }),
+        ...(spec.body && { body: spec.body }),
+        ...(spec.response && { response: { [spec.status]: spec.response } }),
+      },
+      onRequest:
+        spec.auth === 'apikey'
+          ? async (request) => {
+              const key = apikeyOf(request);
+              if (!key) throw new AppError('UNAUTHENTICATED', 'Missing API key: send it in the apikey header.');
+              const user = await authenticate(deps.db, key);
+              if (!user) throw new AppError('UNAUTHENTICATED', 'The API key is not valid or has been revoked.');
+              request.user = user;
+            }
+          : undefined,
+      preHandler: async (request) => {
+        if (spec.admin && !request.user?.isAdmin) throw new AppError('ADMIN_REQUIRED');
+        if (spec.workspace) {
+          const teamId = (request.query as { teamId?: string }).teamId;
+          if (!teamId) throw new AppError('TEAM_ID_REQUIRED');
+          request.ctx = await workspaceContext(deps.db, request.user!, teamId);
+        }
+      },
+      handler: async (request, reply) => {
+        const result = await handler(
+          { user: request.user, ctx: request.ctx!, query: request.query, body: request.body, params: request.params },
+          deps,
+        );
+        void reply.status(spec.status);
+        return result;
+      },
+    });
+  }
+}

@@ -1,0 +1,33 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { createApiKey } from './api-keys.js';
+import { createUser } from './users.js';
+import { createWorkspace } from './workspaces.js';
+
+export interface InitialAdmin {
+  workspaceId: string;
+  apikey: string;
+}
+
+export const INITIAL_ADMIN_FILE = 'initial-admin.json';
+
+/** On a database with no user: an admin, a workspace they own, and an API key. Otherwise null. */
+export async function createInitialAdmin(db: Kysely<Database>): Promise<InitialAdmin | null> {
+  const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  if (anyUser) return null;
+  const admin = await createUser(db, { username: 'admin', email: 'admin@localhost', name: 'Admin', surname: '', isAdmin: true });
+  const workspace = await createWorkspace(db, 'Default workspace', admin.id);
+  const key = await createApiKey(db, admin.id, 'initial admin key');
+  return { workspaceId: workspace.id, apikey: key.apikey };
+}
+
+/** Writes `<dataDir>/initial-admin.json`, readable by its owner only. */
+export function writeInitialAdminFile(dataDir: string, url: string, admin: InitialAdmin): string {
+  mkdirSync(dataDir, { recursive: true });
+  const file = path.join(dataDir, INITIAL_ADMIN_FILE);
+  writeFileSync(file, JSON.stringify({ url, workspaceId: admin.workspaceId, apikey: admin.apikey }, null, 2) + '\n', { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return file;
+}

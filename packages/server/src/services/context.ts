@@ -1,0 +1,16 @@
+/** Who is calling, from the API key; services never see the HTTP request. */
+export interface AuthUser {
+  id: string;
+  username: string;
+  name: string;
+  surname: string;
+  email: string;
+  isAdmin: boolean;
+}
+
+/** A caller acting inside one workspace they belong to (checked before any service runs). */
+export interface Context {
+  user: AuthUser;
+  workspaceId: string;
+  role: string;
+}

@@ -1,0 +1,121 @@
+import {
+  isObjectId,
+  isoNow,
+  newObjectId,
+  type AdminMember,
+  type AdminWorkspace,
+  type Role,
+} from '@runyard/contract';
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
+import type { Database } from '../store/schema.js';
+import { isUniqueViolation } from '../store/unique-violation.js';
+import type { AuthUser, Context } from './context.js';
+
+/**
+ * The tenancy check every workspace route passes: `teamId` must be a workspace the caller belongs
+ * to. Any other value, including another tenant's real id, is a 404 that reveals nothing.
+ */
+export async function workspaceContext(db: Kysely<Database>, user: AuthUser, teamId: string): Promise<Context> {
+  const notFound = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or you are not a member of it.`);
+  if (!isObjectId(teamId)) throw notFound;
+  const membership = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('workspace_id', '=', teamId)
+    .where('user_id', '=', user.id)
+    .executeTakeFirst();
+  if (!membership) throw notFound;
+  return { user, workspaceId: teamId, role: membership.role };
+}
+
+export async function createWorkspace(db: Kysely<Database>, name: string, ownerId?: string): Promise<AdminWorkspace> {
+  if (ownerId && !(await db.selectFrom('users').select('id').where('id', '=', ownerId).executeTakeFirst())) {
+    throw new AppError('USER_NOT_FOUND', `User ${ownerId} not found.`);
+  }
+  const row = { id: newObjectId(), name, created_at: isoNow() };
+  try {
+    await db.transaction().execute(async (tx) => {
+      await tx.insertInto('workspaces').values(row).execute();
+      if (ownerId) {
+        await tx.insertInto('memberships').values({ workspace_id: row.id, user_id: ownerId, role: 'owner', created_at: row.created_at }).execute();
+      }
+    });
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new AppError('WORKSPACE_NAME_TAKEN', `A workspace named "${name}" already exists.`);
+    throw e;
+  }
+  return { id: row.id, name, createdAt: row.created_at, memberCount: ownerId ? 1 : 0 };
+}
+
+export async function listWorkspaces(db: Kysely<Database>): Promise<AdminWorkspace[]> {
+  const rows = await db
+    .selectFrom('workspaces')
+    .leftJoin('memberships', 'memberships.workspace_id', 'workspaces.id')
+    .select(['workspaces.id', 'workspaces.name', 'workspaces.created_at', (eb) => eb.fn.count<number>('memberships.user_id').as('members')])
+    .groupBy(['workspaces.id', 'workspaces.name', 'workspaces.created_at'])
+    .orderBy('workspaces.created_at')
+    .execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at, memberCount: Number(r.members) }));
+}
+
+async function memberOf(db: Kysely<Database>, workspaceId: string, userId: string): Promise<AdminMember | undefined> {
+  const row = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.workspace_id', 'memberships.user_id', 'users.username', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.workspace_id', '=', workspaceId)
+    .where('memberships.user_id', '=', userId)
+    .executeTakeFirst();
+  return row && { workspaceId: row.workspace_id, userId: row.user_id, username: row.username, role: row.role as Role, createdAt: row.created_at };
+}
+
+async function ownerCount(db: Kysely<Database>, workspaceId: string): Promise<number> {
+  const r = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', workspaceId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}
+
+/** Adds a member, or changes the role of an existing one. */
+export async function setMembership(db: Kysely<Database>, workspaceId: string, userId: string, role: Role = 'member'): Promise<AdminMember> {
+  if (!(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst())) {
+    throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${workspaceId} not found.`);
+  }
+  if (!(await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst())) {
+    throw new AppError('USER_NOT_FOUND', `User ${userId} not found.`);
+  }
+  const existing = await memberOf(db, workspaceId, userId);
+  if (existing) {
+    if (existing.role === 'owner' && role !== 'owner' && (await ownerCount(db, workspaceId)) === 1) {
+      throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
+    }
+    await db.updateTable('memberships').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+  } else {
+    await db.insertInto('memberships').values({ workspace_id: workspaceId, user_id: userId, role, created_at: isoNow() }).execute();
+  }
+  return (await memberOf(db, workspaceId, userId))!;
+}
+
+export async function listMemberships(db: Kysely<Database>, workspaceId?: string): Promise<AdminMember[]> {
+  let q = db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['memberships.workspace_id', 'memberships.user_id', 'users.username', 'memberships.role', 'memberships.created_at'])
+    .orderBy('memberships.created_at');
+  if (workspaceId) q = q.where('memberships.workspace_id', '=', workspaceId);
+  return (await q.execute()).map((r) => ({ workspaceId: r.workspace_id, userId: r.user_id, username: r.username, role: r.role as Role, createdAt: r.created_at }));
+}
+
+export async function removeMembership(db: Kysely<Database>, workspaceId: string, userId: string): Promise<AdminMember> {
+  const existing = await memberOf(db, workspaceId, userId);
+  if (!existing) throw new AppError('MEMBERSHIP_NOT_FOUND', `User ${userId} is not a member of workspace ${workspaceId}.`);
+  if (existing.role === 'owner' && (await ownerCount(db, workspaceId)) === 1) {
+    throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
+  }
+  await db.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+  return existing;
+}
