@@ -1,5 +1,5 @@
 import { isoNow, newObjectId, type AdminUser, type AdminUserCreateBody, type UserMe, type UserSearchReply } from '@runyard/contract';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { containsPattern } from '../store/like.js';
 import type { Database, UserTable } from '../store/schema.js';
@@ -51,11 +51,11 @@ export async function searchUsers(db: Kysely<Database>, ctx: Context, q = ''): P
     .select(['users.id', 'users.username', 'users.name', 'users.surname', 'users.email'])
     .where('memberships.workspace_id', '=', ctx.workspaceId)
     .where((eb) =>
-      eb.or(
-        ['users.username', 'users.name', 'users.surname', 'users.email'].map((col) =>
-          eb(eb.fn('lower', [eb.ref(col as 'users.username')]), 'like', pattern),
-        ),
-      ),
+      eb.or([
+        ...(['users.username', 'users.name', 'users.surname', 'users.email'] as const).map((col) => eb(eb.fn('lower', [eb.ref(col)]), 'like', pattern)),
+        // The display name, "name surname".
+        eb(sql`lower(users.name || ' ' || users.surname)`, 'like', pattern),
+      ]),
     )
     .orderBy('users.username')
     .limit(100)

@@ -1,0 +1,51 @@
+import type {
+  AdminApiKey,
+  AdminApiKeyCreated,
+  AdminMember,
+  AdminUser,
+  AdminUserCreateBody,
+  AdminWorkspace,
+  Role,
+} from '@runyard/contract';
+import type { Transport } from './transport.js';
+
+/** Runyard's own administration routes (/api/runyard/admin/...); the caller must be an admin. */
+export class AdminClient {
+  constructor(private readonly t: Transport) {}
+
+  createUser(body: AdminUserCreateBody): Promise<AdminUser> {
+    return this.t.request('POST', '/api/runyard/admin/users', { body });
+  }
+  async listUsers(): Promise<AdminUser[]> {
+    return (await this.t.request<{ users: AdminUser[] }>('GET', '/api/runyard/admin/users')).users;
+  }
+  deactivateUser(userId: string): Promise<AdminUser> {
+    return this.t.request('DELETE', `/api/runyard/admin/users/${encodeURIComponent(userId)}`);
+  }
+  createWorkspace(name: string, ownerId?: string): Promise<AdminWorkspace> {
+    return this.t.request('POST', '/api/runyard/admin/workspaces', { body: { name, ...(ownerId && { ownerId }) } });
+  }
+  async listWorkspaces(): Promise<AdminWorkspace[]> {
+    return (await this.t.request<{ workspaces: AdminWorkspace[] }>('GET', '/api/runyard/admin/workspaces')).workspaces;
+  }
+  /** Adds the user to the workspace, or changes their role. */
+  addMember(workspaceId: string, userId: string, role?: Role): Promise<AdminMember> {
+    return this.t.request('POST', '/api/runyard/admin/members', { body: { workspaceId, userId, ...(role && { role }) } });
+  }
+  async listMembers(workspaceId?: string): Promise<AdminMember[]> {
+    return (await this.t.request<{ members: AdminMember[] }>('GET', '/api/runyard/admin/members', { query: { workspaceId } })).members;
+  }
+  removeMember(workspaceId: string, userId: string): Promise<AdminMember> {
+    return this.t.request('DELETE', `/api/runyard/admin/members/${encodeURIComponent(workspaceId)}/${encodeURIComponent(userId)}`);
+  }
+  /** The returned `apikey` is the only time the secret is shown. */
+  createApiKey(userId: string, name?: string): Promise<AdminApiKeyCreated> {
+    return this.t.request('POST', '/api/runyard/admin/apikeys', { body: { userId, ...(name && { name }) } });
+  }
+  async listApiKeys(userId?: string): Promise<AdminApiKey[]> {
+    return (await this.t.request<{ apikeys: AdminApiKey[] }>('GET', '/api/runyard/admin/apikeys', { query: { userId } })).apikeys;
+  }
+  revokeApiKey(keyId: string): Promise<AdminApiKey> {
+    return this.t.request('DELETE', `/api/runyard/admin/apikeys/${encodeURIComponent(keyId)}`);
+  }
+}

@@ -1,0 +1,86 @@
+import type { Project, UserMe } from '@runyard/contract';
+import { AdminClient } from './admin.js';
+import { RunyardValueError } from './errors.js';
+import * as projects from './projects.js';
+import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
+import * as users from './users.js';
+
+export interface ClientOptions {
+  /** Base URL of the server; may carry a path prefix and a trailing slash. */
+  platformUrl: string;
+  apikey: string;
+  /** Token for the workflow-engine server routes; the API key when absent. */
+  engineToken?: string | null;
+  /** TLS: true (default) verifies, false does not, a string is a CA certificate file. */
+  verify?: Verify;
+  timeoutMs?: number;
+}
+
+export interface FetchIdByNameOptions {
+  resource: 'projects';
+  workspaceId: string;
+  name: string;
+}
+
+/** The Runyard SDK: one method per operation of the seed contract. */
+export class RunyardClient {
+  readonly transport: Transport;
+  readonly platformUrl: string;
+  readonly verify: Verify;
+  readonly #engineToken: string;
+  readonly admin: AdminClient;
+
+  constructor(options: ClientOptions) {
+    this.transport = new Transport(options);
+    this.platformUrl = options.platformUrl.replace(/\/+$/, '');
+    this.verify = options.verify ?? true;
+    this.#engineToken = options.engineToken ?? options.apikey;
+    this.admin = new AdminClient(this.transport);
+  }
+
+  /** The token sent to workflow-engine routes (the API key when no engine token was given). */
+  get engineToken(): string {
+    return this.#engineToken;
+  }
+
+  /** Any route: `client.request('GET', '/api/v2/projects', {query: {teamId}})`. */
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T> {
+    return this.transport.request<T>(method, path, options);
+  }
+
+  /** Any route, without turning a status >= 400 into an error. */
+  rawRequest(method: string, path: string, options?: RequestOptions): Promise<RawResponse> {
+    return this.transport.raw(method, path, options);
+  }
+
+  getUserInfo(): Promise<UserMe> {
+    return users.getUserInfo(this.transport);
+  }
+
+  resolveUserId(filterOwner: string, workspaceId: string): Promise<string> {
+    return users.resolveUserId(this.transport, filterOwner, workspaceId);
+  }
+
+  createProject(workspaceId: string, projectName: string): Promise<string> {
+    return projects.createProject(this.transport, workspaceId, projectName);
+  }
+
+  getProjectIdFromName(workspaceId: string, projectName: string): Promise<Project> {
+    return projects.getProjectIdFromName(this.transport, workspaceId, projectName);
+  }
+
+  getProjectList(workspaceId: string, options?: projects.ProjectListOptions): Promise<Project[]> {
+    return projects.getProjectList(this.transport, workspaceId, options);
+  }
+
+  /** fetch id by name: the id of the named resource in the workspace. */
+  async fetchIdByName(options: FetchIdByNameOptions): Promise<string> {
+    if (options.resource === 'projects') return (await this.getProjectIdFromName(options.workspaceId, options.name))._id;
+    throw new RunyardValueError(`Unknown resource "${String(options.resource)}".`);
+  }
+
+  /** Frees pooled connections. */
+  close(): void {
+    this.transport.close();
+  }
+}

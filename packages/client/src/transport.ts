@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { apiErrorFor, RunyardValueError, TransportError } from './errors.js';
+
+/** `true` verifies TLS with the system CAs, `false` does not verify, a string is a CA certificate file. */
+export type Verify = boolean | string;
+
+export type QueryValue = string | number | boolean | null | undefined | Array<string | number | boolean>;
+export type Query = Record<string, QueryValue>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface TransportOptions {
+  platformUrl: string;
+  apikey: string;
+  verify?: Verify;
+  /** Milliseconds before a request is abandoned; 0 waits forever. */
+  timeoutMs?: number;
+}
+
+/** Builds `?a=1&b=x&b=y`: arrays become repeated keys; undefined and null are left out. */
+export function encodeQuery(query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined || value === null) continue;
+    for (const v of Array.isArray(value) ? value : [value]) params.append(key, String(v));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/**
+ * HTTP with the API key in the `apikey` header. The base URL may carry a path prefix and a
+ * trailing slash; any status >= 400 becomes a typed ApiError with the server's message.
+ */
+export class Transport {
+  readonly baseUrl: URL;
+  /** The base URL's path prefix without a trailing slash ('' when none). */
+  readonly basePath: string;
+  readonly #apikey: string;
+  readonly #agent: http.Agent;
+  readonly #timeoutMs: number;
+
+  constructor(options: TransportOptions) {
+    let base: URL;
+    try {
+      base = new URL(options.platformUrl);
+    } catch {
+      throw new RunyardValueError(`The platform URL "${options.platformUrl}" is not a valid URL.`);
+    }
+    if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+      throw new RunyardValueError(`The platform URL must start with http:// or https://, not "${base.protocol}".`);
+    }
+    if (!options.apikey) throw new RunyardValueError('An API key is required.');
+    this.basePath = base.pathname.replace(/\/+$/, '');
+    this.baseUrl = base;
+    this.#apikey = options.apikey;
+    this.#timeoutMs = options.timeoutMs ?? 0;
+    this.#agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true, ...tlsOptions(options.verify ?? true) }) : new http.Agent({ keepAlive: true });
+  }
+
+  /** Sends a request and returns the parsed JSON body; throws ApiError for status >= 400. */
+  async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const res = await this.raw(method, path, options);
+    if (res.status >= 400) {
+      const body = res.body as { message?: unknown; code?: unknown } | undefined;
+      const message = typeof body?.message === 'string' ? body.message : http.STATUS_CODES[res.status] ?? 'Unknown error';
+      throw apiErrorFor(res.status, typeof body?.code === 'string' ? body.code : undefined, message, method, path);
+    }
+    return res.body as T;
+  }
+
+  /** Sends a request and returns status, headers and parsed body whatever the status. */
+  raw(method: string, path: string, { query, body, headers }: RequestOptions = {}): Promise<RawResponse> {
+    const url = new URL(this.baseUrl.toString());
+    url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
+    url.search = encodeQuery(query);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+    const lib = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(
+        url,
+        {
+          method,
+          agent: this.#agent,
+          headers: {
+            accept: 'application/json',
+            apikey: this.#apikey,
+            ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+            ...headers,
+          },
+          ...(this.#timeoutMs > 0 && { timeout: this.#timeoutMs }),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (e) => reject(new TransportError(`Reading the reply of ${method} ${path} failed: ${e.message}`, e)));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let parsed: unknown = undefined;
+            if (text) {
+              try {
+                parsed = JSON.parse(text);
+              } catch {
+                parsed = text;
+              }
+            }
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`timed out after ${this.#timeoutMs} ms`)));
+      req.on('error', (e) => reject(new TransportError(`Could not reach ${this.baseUrl.origin}: ${e.message}`, e)));
+      req.end(payload);
+    });
+  }
+
+  /** Frees pooled connections so a short-lived process can exit at once. */
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+function tlsOptions(verify: Verify): https.AgentOptions {
+  if (verify === false) return { rejectUnauthorized: false };
+  if (verify === true) return {};
+  try {
+    return { ca: readFileSync(verify) };
+  } catch (e) {
+    throw new RunyardValueError(`The CA certificate file "${verify}" cannot be read: ${(e as Error).message}`);
+  }
+}

@@ -1,0 +1,24 @@
+import type { UserMe, UserSearchReply } from '@runyard/contract';
+import { ApiError, RunyardValueError } from './errors.js';
+import type { Transport } from './transport.js';
+
+/** get_user_info: the calling user (GET /api/v1/users/me, no workspace). */
+export function getUserInfo(t: Transport): Promise<UserMe> {
+  return t.request<UserMe>('GET', '/api/v1/users/me');
+}
+
+/** resolve_user_id: the id of the workspace member whose username, name or "name surname" is `filterOwner`. */
+export async function resolveUserId(t: Transport, filterOwner: string, workspaceId: string): Promise<string> {
+  let reply: UserSearchReply;
+  try {
+    reply = await t.request<UserSearchReply>('GET', '/api/v1/users/search-assist', { query: { q: filterOwner, teamId: workspaceId } });
+  } catch (e) {
+    if (e instanceof ApiError) throw new RunyardValueError(`Error searching for user "${filterOwner}": ${e.message}`);
+    throw e;
+  }
+  const match = reply.items.find(
+    (u) => u.username === filterOwner || u.name === filterOwner || `${u.name} ${u.surname}`.trim() === filterOwner,
+  );
+  if (!match) throw new RunyardValueError(`User "${filterOwner}" was not found in workspace "${workspaceId}".`);
+  return match.id ?? match._id;
+}
