@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as tenancy from './migrations/0001-tenancy.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
@@ -9,7 +9,17 @@ const MIGRATIONS: Record<string, Migration> = {
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'runyard_migrations', migrationLockTableName: 'runyard_migrations_lock' });
+  // On PostgreSQL the bookkeeping tables live in the connection's own schema: the migrator would
+  // otherwise take a same-named table in another schema for its own.
+  const schema =
+    db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s : undefined;
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'runyard_migrations',
+    migrationLockTableName: 'runyard_migrations_lock',
+    ...(schema && { migrationTableSchema: schema }),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
