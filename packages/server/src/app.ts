@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
@@ -30,6 +30,8 @@ export async function buildApp(config: Config, { store, logStream }: BuildDeps):
     ...(config.tlsCertFile && { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } }),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as FastifyInstance;
   const deps: AppDeps = { store, db: store.db, config, version: VERSION };

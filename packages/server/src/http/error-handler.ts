@@ -1,4 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isoNow, type ErrorBody, type ErrorCode, ERROR_CODES } from '@runyard/contract';
 import { AppError } from '../errors/app-error.js';
 
@@ -55,4 +57,23 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     void reply.status(404).send(body('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
+}
+
+/** Errors Fastify raises before routing (a path that is not valid percent-encoding): same wire body. */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
+  void reply.status(status).send(body('BAD_REQUEST', error.message, status));
+}
+
+/** Requests Node's HTTP parser refuses (bad framing, oversized headers) get the wire body too. */
+export function clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const text = JSON.stringify(body('BAD_REQUEST', `The HTTP request could not be read (${STATUS_CODES[status]}).`, status));
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }

@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error.js';
 import { authenticate } from '../services/api-keys.js';
 import type { AuthUser, Context } from '../services/context.js';
 import { workspaceContext } from '../services/workspaces.js';
+import { compileBodyValidator } from './body-validator.js';
 import type { AppDeps, Handlers } from './handler.js';
 
 declare module 'fastify' {
@@ -26,13 +27,14 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
   for (const [id, spec] of Object.entries(ROUTES) as [RouteId, RouteSpec][]) {
     const handler = handlers[id];
     if (!handler) throw new Error(`Route ${id} (${spec.method} ${spec.path}) has no handler`);
+    if (spec.admin && spec.auth !== 'apikey') throw new Error(`Admin route ${id} must require an API key`);
+    const checkBody = spec.body && compileBodyValidator(spec.body);
     app.route({
       method: spec.method,
       url: spec.path,
       schema: {
         ...(spec.params && { params: spec.params }),
         ...(spec.querystring && { querystring: spec.querystring }),
-        ...(spec.body && { body: spec.body }),
         ...(spec.response && { response: { [spec.status]: spec.response } }),
       },
       onRequest:
@@ -43,10 +45,19 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
               const user = await authenticate(deps.db, key);
               if (!user) throw new AppError('UNAUTHENTICATED', 'The API key is not valid or has been revoked.');
               request.user = user;
+              // Before the body is even parsed: a non-admin learns nothing about admin routes.
+              if (spec.admin && !user.isAdmin) throw new AppError('ADMIN_REQUIRED');
             }
           : undefined,
+      // The body is checked here, not by Fastify's Ajv, which converts types (see body-validator.ts).
+      preValidation: checkBody
+        ? async (request) => {
+            const [body, problems] = checkBody(request.body);
+            if (problems) throw new AppError('VALIDATION_FAILED', problems);
+            request.body = body;
+          }
+        : undefined,
       preHandler: async (request) => {
-        if (spec.admin && !request.user?.isAdmin) throw new AppError('ADMIN_REQUIRED');
         if (spec.workspace) {
           const teamId = (request.query as { teamId?: string }).teamId;
           if (!teamId) throw new AppError('TEAM_ID_REQUIRED');

@@ -1,7 +1,7 @@
 import { isoNow, MAX_PROJECT_PAGE_SIZE, newObjectId, type Project, type ProjectListQuery, type ProjectListReply } from '@runyard/contract';
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
-import { containsPattern } from '../store/like.js';
+import { containsText } from '../store/like.js';
 import type { Database } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { Context } from './context.js';
@@ -57,9 +57,8 @@ export async function listProjects(db: Kysely<Database>, ctx: Context, query: Pr
   let list = projectQuery(db, ctx);
   let count = db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ctx.workspaceId);
   if (search) {
-    const pattern = containsPattern(search);
-    list = list.where(sql<boolean>`lower(projects.name) like ${pattern} escape '\\'`);
-    count = count.where(sql<boolean>`lower(projects.name) like ${pattern} escape '\\'`);
+    list = list.where(containsText(sql.ref('projects.name'), search));
+    count = count.where(containsText(sql.ref('projects.name'), search));
     list = list.orderBy(sql`case when projects.name = ${search} then 0 else 1 end`);
   }
   const [{ n }] = await count.execute();

@@ -1,7 +1,7 @@
 import { isoNow, newObjectId, type AdminUser, type AdminUserCreateBody, type UserMe, type UserSearchReply } from '@runyard/contract';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
-import { containsPattern } from '../store/like.js';
+import { containsText } from '../store/like.js';
 import type { Database, UserTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { AuthUser, Context } from './context.js';
@@ -44,7 +44,6 @@ export async function getMe(db: Kysely<Database>, user: AuthUser): Promise<UserM
 
 /** Members of the caller's workspace whose username, name, surname or email contains `q`. */
 export async function searchUsers(db: Kysely<Database>, ctx: Context, q = ''): Promise<UserSearchReply> {
-  const pattern = containsPattern(q);
   const rows = await db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
@@ -52,9 +51,9 @@ export async function searchUsers(db: Kysely<Database>, ctx: Context, q = ''): P
     .where('memberships.workspace_id', '=', ctx.workspaceId)
     .where((eb) =>
       eb.or([
-        ...(['users.username', 'users.name', 'users.surname', 'users.email'] as const).map((col) => eb(eb.fn('lower', [eb.ref(col)]), 'like', pattern)),
+        ...(['users.username', 'users.name', 'users.surname', 'users.email'] as const).map((col) => containsText(sql.ref(col), q)),
         // The display name, "name surname".
-        eb(sql`lower(users.name || ' ' || users.surname)`, 'like', pattern),
+        containsText(sql`users.name || ' ' || users.surname`, q),
       ]),
     )
     .orderBy('users.username')

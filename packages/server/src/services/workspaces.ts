@@ -80,24 +80,45 @@ async function ownerCount(db: Kysely<Database>, workspaceId: string): Promise<nu
   return Number(r.n);
 }
 
+/**
+ * Runs fn in a transaction holding the workspace row's lock (taken by a no-op update), so that
+ * membership changes of one workspace run one at a time and the last-owner check cannot race
+ * (two owners demoting each other at once). False, without running fn, when there is no such
+ * workspace. SQLite runs one transaction at a time anyway.
+ */
+async function withWorkspaceLocked<T>(db: Kysely<Database>, workspaceId: string, fn: (tx: Kysely<Database>) => Promise<T>): Promise<T | false> {
+  return db.transaction().execute(async (tx) => {
+    const locked = await tx
+      .updateTable('workspaces')
+      .set((eb) => ({ name: eb.ref('workspaces.name') }))
+      .where('id', '=', workspaceId)
+      .executeTakeFirst();
+    if (Number(locked.numUpdatedRows) === 0) return false;
+    return fn(tx);
+  });
+}
+
 /** Adds a member, or changes the role of an existing one. */
 export async function setMembership(db: Kysely<Database>, workspaceId: string, userId: string, role: Role = 'member'): Promise<AdminMember> {
-  if (!(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst())) {
-    throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${workspaceId} not found.`);
-  }
+  const noWorkspace = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${workspaceId} not found.`);
+  if (!(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst())) throw noWorkspace;
   if (!(await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst())) {
     throw new AppError('USER_NOT_FOUND', `User ${userId} not found.`);
   }
-  const existing = await memberOf(db, workspaceId, userId);
-  if (existing) {
-    if (existing.role === 'owner' && role !== 'owner' && (await ownerCount(db, workspaceId)) === 1) {
-      throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
+  const member = await withWorkspaceLocked(db, workspaceId, async (tx) => {
+    const existing = await memberOf(tx, workspaceId, userId);
+    if (existing) {
+      if (existing.role === 'owner' && role !== 'owner' && (await ownerCount(tx, workspaceId)) === 1) {
+        throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
+      }
+      await tx.updateTable('memberships').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+    } else {
+      await tx.insertInto('memberships').values({ workspace_id: workspaceId, user_id: userId, role, created_at: isoNow() }).execute();
     }
-    await db.updateTable('memberships').set({ role }).where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
-  } else {
-    await db.insertInto('memberships').values({ workspace_id: workspaceId, user_id: userId, role, created_at: isoNow() }).execute();
-  }
-  return (await memberOf(db, workspaceId, userId))!;
+    return (await memberOf(tx, workspaceId, userId))!;
+  });
+  if (!member) throw noWorkspace;
+  return member;
 }
 
 export async function listMemberships(db: Kysely<Database>, workspaceId?: string): Promise<AdminMember[]> {
@@ -111,11 +132,15 @@ export async function listMemberships(db: Kysely<Database>, workspaceId?: string
 }
 
 export async function removeMembership(db: Kysely<Database>, workspaceId: string, userId: string): Promise<AdminMember> {
-  const existing = await memberOf(db, workspaceId, userId);
-  if (!existing) throw new AppError('MEMBERSHIP_NOT_FOUND', `User ${userId} is not a member of workspace ${workspaceId}.`);
-  if (existing.role === 'owner' && (await ownerCount(db, workspaceId)) === 1) {
-    throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
-  }
-  await db.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
-  return existing;
+  const removed = await withWorkspaceLocked(db, workspaceId, async (tx) => {
+    const existing = await memberOf(tx, workspaceId, userId);
+    if (!existing) return false;
+    if (existing.role === 'owner' && (await ownerCount(tx, workspaceId)) === 1) {
+      throw new AppError('LAST_OWNER', `User ${userId} is the last owner of workspace ${workspaceId}.`);
+    }
+    await tx.deleteFrom('memberships').where('workspace_id', '=', workspaceId).where('user_id', '=', userId).execute();
+    return existing;
+  });
+  if (!removed) throw new AppError('MEMBERSHIP_NOT_FOUND', `User ${userId} is not a member of workspace ${workspaceId}.`);
+  return removed;
 }
