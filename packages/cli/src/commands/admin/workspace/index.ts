@@ -1,0 +1,8 @@
+import { Command } from 'commander';
+import type { CliContext } from '../../../context.js';
+import { workspaceCreateCommand } from './create.js';
+import { workspaceListCommand } from './list.js';
+
+export function workspaceNoun(ctx: CliContext): Command {
+  return new Command('workspace').description('workspaces').addCommand(workspaceCreateCommand(ctx)).addCommand(workspaceListCommand(ctx));
+}

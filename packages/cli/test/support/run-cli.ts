@@ -1,0 +1,62 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The built binary: the CLI tests run exactly what a user runs. */
+export const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** HOME of the child (where ~/.runyard lives); a fresh empty one when absent. */
+  home?: string;
+  /** Added to a bare environment (PATH and HOME only): nothing RUNYARD_* leaks from the test runner. */
+  env?: Record<string, string>;
+  /** Written to stdin, which is then closed. */
+  input?: string;
+  cwd?: string;
+  timeoutMs?: number;
+  /** Options for node itself, before the script. */
+  nodeArgs?: string[];
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function cliEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
+}
+
+/** Starts `node dist/main.js ...args`; the caller owns the child. */
+export function spawnCli(args: string[], options: RunOptions = {}): ChildProcess {
+  return spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
+    env: cliEnv(options.home ?? tempDir('runyard-home-'), options.env),
+    cwd: options.cwd ?? os.tmpdir(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs the CLI to completion (killed after timeoutMs, 30 s by default). */
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliResult> {
+  const child = spawnCli(args, options);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  child.stdin!.end(options.input ?? '');
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
