@@ -5,7 +5,9 @@ import type {
   AdminUser,
   AdminUserCreateBody,
   AdminWorkspace,
+  DockerWorkflowCreateBody,
   Role,
+  Workflow,
 } from '@runyard/contract';
 import type { Transport } from './transport.js';
 
@@ -44,6 +46,10 @@ export class AdminClient {
   }
   async listApiKeys(userId?: string): Promise<AdminApiKey[]> {
     return (await this.t.request<{ apikeys: AdminApiKey[] }>('GET', '/api/runyard/admin/apikeys', { query: { userId } })).apikeys;
+  }
+  /** A container workflow that bash jobs run in. */
+  createDockerWorkflow(body: DockerWorkflowCreateBody): Promise<Workflow> {
+    return this.t.request('POST', '/api/runyard/admin/workflows/docker', { body });
   }
   revokeApiKey(keyId: string): Promise<AdminApiKey> {
     return this.t.request('DELETE', `/api/runyard/admin/apikeys/${encodeURIComponent(keyId)}`);

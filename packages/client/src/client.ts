@@ -1,9 +1,10 @@
-import type { Project, UserMe } from '@runyard/contract';
+import type { BranchesReply, Project, UserMe, Workflow } from '@runyard/contract';
 import { AdminClient } from './admin.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
 import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
 import * as users from './users.js';
+import * as workflows from './workflows.js';
 
 export interface ClientOptions {
   /** Base URL of the server; may carry a path prefix and a trailing slash. */
@@ -16,11 +17,9 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-export interface FetchIdByNameOptions {
-  resource: 'projects';
-  workspaceId: string;
-  name: string;
-}
+export type FetchIdByNameOptions =
+  | { resource: 'projects'; workspaceId: string; name: string }
+  | ({ resource: 'workflows' } & workflows.WorkflowIdLookup);
 
 /** The Runyard SDK: one method per operation of the seed contract. */
 export class RunyardClient {
@@ -76,7 +75,54 @@ export class RunyardClient {
   /** fetch id by name: the id of the named resource in the workspace. */
   async fetchIdByName(options: FetchIdByNameOptions): Promise<string> {
     if (options.resource === 'projects') return (await this.getProjectIdFromName(options.workspaceId, options.name))._id;
-    throw new RunyardValueError(`Unknown resource "${String(options.resource)}".`);
+    if (options.resource === 'workflows') return workflows.fetchWorkflowId(this.transport, options);
+    throw new RunyardValueError(`Unknown resource "${String((options as { resource: unknown }).resource)}".`);
+  }
+
+  getWorkflowList(workspaceId: string, options?: workflows.WorkflowListOptions): Promise<Workflow[]> {
+    return workflows.getWorkflowList(this.transport, workspaceId, options);
+  }
+
+  getWorkflowContent(workspaceId: string, workflowName: string, options?: { last?: boolean; maxPageSize?: number }): Promise<Workflow> {
+    return workflows.getWorkflowContent(this.transport, workspaceId, workflowName, options);
+  }
+
+  workflowContentQuery(workspaceId: string, workflowName: string, query = 'workflowType', last = false): Promise<unknown> {
+    return workflows.workflowContentQuery(this.transport, workspaceId, workflowName, query, last);
+  }
+
+  getWorkflowMaxPagination(workspaceId: string, workflowName: string): Promise<number> {
+    return workflows.getWorkflowMaxPagination(this.transport, workspaceId, workflowName);
+  }
+
+  detectWorkflow(workflowName: string, workspaceId: string, last = false): Promise<string> {
+    return workflows.detectWorkflow(this.transport, workflowName, workspaceId, last);
+  }
+
+  isModule(workflowName: string, workspaceId: string, last = false): Promise<boolean> {
+    return workflows.isModule(this.transport, workflowName, workspaceId, last);
+  }
+
+  /** The CLI's import (getPublicRepo, getWorkflowConfig, POST /api/v2/workflows): the new workflow's id. */
+  importWorkflow(workspaceId: string, options: workflows.ImportOptions): Promise<string> {
+    return workflows.importWorkflow(this.transport, workspaceId, options);
+  }
+
+  /** workflow_import, the legacy library call (POST /api/v1/workflows). */
+  workflowImport(workspaceId: string, options: workflows.LegacyImportOptions): Promise<string> {
+    return workflows.workflowImport(this.transport, workspaceId, options);
+  }
+
+  getBranches(workspaceId: string, options: workflows.BranchOptions): Promise<BranchesReply> {
+    return workflows.getBranches(this.transport, workspaceId, options);
+  }
+
+  archiveWorkflow(workspaceId: string, workflowId: string): Promise<Workflow> {
+    return workflows.archiveWorkflow(this.transport, workspaceId, workflowId, true);
+  }
+
+  unarchiveWorkflow(workspaceId: string, workflowId: string): Promise<Workflow> {
+    return workflows.archiveWorkflow(this.transport, workspaceId, workflowId, false);
   }
 
   /** Frees pooled connections. */

@@ -7,3 +7,5 @@ export * from './schemas/common.js';
 export * from './schemas/user.js';
 export * from './schemas/project.js';
 export * from './schemas/admin.js';
+export * from './schemas/workflow.js';
+export * from './schemas/job.js';

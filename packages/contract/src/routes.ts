@@ -1,8 +1,9 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
-import { ErrorBody } from './schemas/common.js';
+import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
+import * as workflow from './schemas/workflow.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -113,6 +114,56 @@ export const ROUTES = {
     method: 'DELETE', path: '/api/runyard/admin/apikeys/:id', summary: 'Revoke an API key',
     auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
     params: admin.IdParams, response: admin.AdminApiKey,
+  }),
+  workflowList: route({
+    method: 'GET', path: '/api/v3/workflows', summary: 'List or search workflows',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: workflow.WorkflowListQuery, response: workflow.WorkflowListReply,
+  }),
+  workflowGet: route({
+    method: 'GET', path: '/api/runyard/workflows/:id', summary: 'One workflow',
+    auth: 'apikey', workspace: true, own: true, status: 200,
+    params: workflow.WorkflowIdParams, querystring: TeamIdQuery, response: workflow.Workflow,
+  }),
+  workflowImport: route({
+    method: 'POST', path: '/api/v2/workflows', summary: 'Import a workflow from a git repository',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    body: workflow.WorkflowImportBody, response: workflow.IdReply,
+  }),
+  workflowImportLegacy: route({
+    method: 'POST', path: '/api/v1/workflows', summary: 'Import a workflow (legacy form)',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    body: workflow.WorkflowImportBody, response: workflow.IdReply,
+  }),
+  workflowArchive: route({
+    method: 'PUT', path: '/api/runyard/workflows/:id/archive', summary: 'Archive a workflow',
+    auth: 'apikey', workspace: true, own: true, status: 200,
+    params: workflow.WorkflowIdParams, querystring: TeamIdQuery, response: workflow.Workflow,
+  }),
+  workflowUnarchive: route({
+    method: 'PUT', path: '/api/runyard/workflows/:id/unarchive', summary: 'Unarchive a workflow',
+    auth: 'apikey', workspace: true, own: true, status: 200,
+    params: workflow.WorkflowIdParams, querystring: TeamIdQuery, response: workflow.Workflow,
+  }),
+  gitPublicRepo: route({
+    method: 'GET', path: '/api/v1/git/:platform/getPublicRepo', summary: 'Check a repository exists and get its ids',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: workflow.PlatformParams, querystring: workflow.PublicRepoQuery, response: workflow.PublicRepoReply,
+  }),
+  gitWorkflowConfig: route({
+    method: 'GET', path: '/api/v1/git/:platform/getWorkflowConfig/:repoName/:repoOwner', summary: 'Find the main file of a repository',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: workflow.WorkflowConfigParams, querystring: workflow.WorkflowConfigQuery, response: workflow.WorkflowConfigReply,
+  }),
+  gitBranches: route({
+    method: 'GET', path: '/api/v1/git/:platform/getBranches', summary: 'Branches of a repository a workflow was imported from',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: workflow.PlatformParams, querystring: workflow.BranchesQuery, response: workflow.BranchesReply,
+  }),
+  adminDockerWorkflowCreate: route({
+    method: 'POST', path: '/api/runyard/admin/workflows/docker', summary: 'Create a container workflow for bash jobs',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: workflow.DockerWorkflowCreateBody, response: workflow.Workflow,
   }),
 } satisfies Record<string, RouteSpec>;
 

@@ -9,6 +9,7 @@ import { adminHandlers } from './routes/admin.js';
 import { projectHandlers } from './routes/projects.js';
 import { systemHandlers } from './routes/system.js';
 import { userHandlers } from './routes/users.js';
+import { workflowHandlers } from './routes/workflows.js';
 import type { Store } from './store/database.js';
 import { VERSION } from './version.js';
 
@@ -37,6 +38,6 @@ export async function buildApp(config: Config, { store, logStream }: BuildDeps):
   const deps: AppDeps = { store, db: store.db, config, version: VERSION };
   registerJsonBodyParser(app);
   registerErrorHandler(app);
-  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers });
+  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers, ...workflowHandlers });
   return app;
 }

@@ -48,6 +48,18 @@ export const CONFIG_KEYS = {
     doc: 'PEM certificate file; with tlsKeyFile the server speaks HTTPS.',
   },
   tlsKeyFile: { env: 'RUNYARD_TLS_KEY_FILE', schema: Type.String(), default: '', doc: 'PEM private key file for HTTPS.' },
+  gitAllowedHosts: {
+    env: 'RUNYARD_GIT_ALLOWED_HOSTS',
+    schema: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+$' })),
+    default: [] as string[],
+    doc: 'Comma-separated git hosts that workflows may be imported from, besides github.com, gitlab.com and bitbucket.org.',
+  },
+  gitUrlRewrites: {
+    env: 'RUNYARD_GIT_URL_REWRITES',
+    schema: Type.Record(Type.String({ pattern: '^https://' }), Type.String({ pattern: '^(https|file)://' })),
+    default: {} as Record<string, string>,
+    doc: 'JSON object of URL prefix to replacement, like git\'s url.<base>.insteadOf: serve e.g. https://github.com/ from a mirror.',
+  },
 } as const satisfies Record<string, { env: string; schema: TSchema; default: unknown; doc: string }>;
 
 type Keys = typeof CONFIG_KEYS;
@@ -59,9 +71,17 @@ export class ConfigError extends Error {
   }
 }
 
-/** Converts an environment string to the type its schema wants (numbers stay strings if not numeric). */
+/** Converts an environment string to the type its schema wants; a value it cannot convert stays a string and fails the check. */
 function fromEnv(schema: TSchema, raw: string): unknown {
   if (schema.type === 'integer' && /^-?\d+$/.test(raw.trim())) return Number(raw.trim());
+  if (schema.type === 'array') return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (schema.type === 'object') {
+    try {
+      return raw.trim() ? JSON.parse(raw) : {};
+    } catch {
+      return raw;
+    }
+  }
   return raw;
 }
 

@@ -1,9 +1,13 @@
 import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as tenancy from './migrations/0001-tenancy.js';
+import * as workflows from './migrations/0002-workflows.js';
+import * as jobs from './migrations/0003-jobs.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-tenancy': tenancy,
+  '0002-workflows': workflows,
+  '0003-jobs': jobs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

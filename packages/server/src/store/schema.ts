@@ -48,10 +48,107 @@ export interface ProjectTable {
   notebook_session_count: Generated<number>;
 }
 
+export interface WorkflowTable {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  name: string;
+  description: string;
+  workflow_type: string;
+  group_name: string;
+  main_file: string | null;
+  imports_file: string | null;
+  platform: string | null;
+  repository_url: string | null;
+  repository_name: string | null;
+  repository_owner: string | null;
+  repository_id: string | null;
+  repository_owner_id: string | null;
+  default_branch: string | null;
+  is_private: number;
+  container_name: string | null;
+  default_command: string | null;
+  docs_link: string;
+  is_public: number;
+  cost_limit_usd: number;
+  archived: number;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface QueueTable {
+  id: string;
+  workspace_id: string;
+  name: string;
+  label: string;
+  description: string;
+  executor: string;
+  backend: string;
+  concurrency: number;
+  is_default: number;
+  is_system: number;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface JobTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  workflow_id: string;
+  user_id: string;
+  queue_id: string | null;
+  name: string;
+  status: string;
+  job_type: string;
+  workflow_type: string;
+  execution_platform: string;
+  /** The submission body as received (for request-payload and clone). */
+  request_json: string;
+  /** Parameters after resolution. */
+  parameters_json: string;
+  /** {revisionType, commit, tag, branch} with the commit resolved, or {digest, tag} for containers. */
+  revision_json: string;
+  profile: string | null;
+  nextflow_version: string | null;
+  command: string | null;
+  resource_cpu: number;
+  resource_ram: number;
+  instance_type: string | null;
+  storage_size_gb: number;
+  /** Dollars; -1 means no limit. */
+  cost_limit: number;
+  compute_cost_cents: Generated<number>;
+  resumable: number;
+  save_process_logs: number;
+  batch_enabled: number;
+  archived: Generated<number>;
+  archived_at: string | null;
+  /** Dispatch attempts so far; a result reported by any other attempt is refused. */
+  attempt: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  /** The executor's id of the running task (JSON), stored before the job is reported running. */
+  external_id: string | null;
+  exit_code: number | null;
+  status_message: string | null;
+  abort_force: Generated<number>;
+  resume_work_dir: string | null;
+  created_at: string;
+  updated_at: string;
+  start_time: string | null;
+  end_time: string | null;
+}
+
 export interface Database {
   users: UserTable;
   workspaces: WorkspaceTable;
   memberships: MembershipTable;
   api_keys: ApiKeyTable;
   projects: ProjectTable;
+  workflows: WorkflowTable;
+  queues: QueueTable;
+  jobs: JobTable;
 }

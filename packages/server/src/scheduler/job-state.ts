@@ -1,0 +1,40 @@
+import type { JobStatus } from '@runyard/contract';
+import { AppError } from '../errors/app-error.js';
+
+/**
+ * Every legal job status transition, in one place. Anything else is a bug or a race lost, and
+ * terminal statuses never change.
+ *   queued -> scheduled (claimed with a lease) -> initializing (engine prepares the task)
+ *   -> running (external id stored) -> completed | failed
+ *   a job that has not started can be aborted at once; a started one goes through aborting.
+ *   a scheduler that lost its lease hands the job back to queued (never started) or re-runs it.
+ */
+export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
+  queued: ['scheduled', 'aborted'],
+  scheduled: ['initializing', 'queued', 'failed', 'aborted'],
+  initializing: ['running', 'queued', 'failed', 'aborting', 'aborted'],
+  running: ['completed', 'failed', 'aborting', 'queued'],
+  aborting: ['aborted', 'completed', 'failed'],
+  completed: [],
+  failed: [],
+  aborted: [],
+};
+
+export const ACTIVE_STATUSES: readonly JobStatus[] = ['scheduled', 'initializing', 'running', 'aborting'];
+
+export function isTerminal(status: JobStatus): boolean {
+  return TRANSITIONS[status].length === 0;
+}
+
+export function canTransition(from: JobStatus, to: JobStatus): boolean {
+  return TRANSITIONS[from]?.includes(to) ?? false;
+}
+
+/** The statuses a job may be in when it moves to `to` (for conditional UPDATE ... WHERE status IN). */
+export function sourcesOf(to: JobStatus): JobStatus[] {
+  return (Object.keys(TRANSITIONS) as JobStatus[]).filter((from) => TRANSITIONS[from].includes(to));
+}
+
+export function assertTransition(jobId: string, from: JobStatus, to: JobStatus): void {
+  if (!canTransition(from, to)) throw new AppError('JOB_STATE_CONFLICT', `Job ${jobId} is ${from} and cannot become ${to}.`);
+}
