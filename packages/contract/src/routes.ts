@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
+import * as job from './schemas/job.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
 import * as workflow from './schemas/workflow.js';
@@ -164,6 +165,56 @@ export const ROUTES = {
     method: 'POST', path: '/api/runyard/admin/workflows/docker', summary: 'Create a container workflow for bash jobs',
     auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
     body: workflow.DockerWorkflowCreateBody, response: workflow.Workflow,
+  }),
+  jobSubmit: route({
+    method: 'POST', path: '/api/v2/jobs', summary: 'Submit a job',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    body: job.JobSubmitBody, response: job.JobSubmitReply,
+  }),
+  jobList: route({
+    method: 'GET', path: '/api/v2/jobs', summary: 'List jobs with filters',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: job.JobListQuery,
+  }),
+  jobGet: route({
+    method: 'GET', path: '/api/v1/jobs/:id', summary: 'A job document (teamId optional)',
+    auth: 'apikey', workspace: false, own: false, status: 200,
+    params: job.JobIdParams, querystring: job.JobGetQuery,
+  }),
+  jobRequestPayload: route({
+    method: 'GET', path: '/api/v1/jobs/:id/request-payload', summary: 'The original submission body of a job',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: job.JobIdParams, querystring: TeamIdQuery,
+  }),
+  jobAbort: route({
+    method: 'PUT', path: '/api/v2/jobs/:id/abort', summary: 'Abort a job (forceAbort stops it at once)',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: job.JobIdParams, querystring: job.JobAbortQuery,
+  }),
+  jobArchive: route({
+    method: 'PUT', path: '/api/v1/jobs', summary: 'Archive or unarchive jobs',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    body: job.JobArchiveBody, response: job.SuccessReply,
+  }),
+  queueList: route({
+    method: 'GET', path: '/api/v1/teams/aws/v2/job-queues', summary: 'Job queues of the workspace',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: TeamIdQuery, response: Type.Array(job.JobQueue),
+  }),
+  systemQueueList: route({
+    method: 'GET', path: '/api/v1/teams/aws/v2/system-job-queues', summary: 'Queues of platform modules',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: TeamIdQuery, response: Type.Array(job.JobQueue),
+  }),
+  adminQueueCreate: route({
+    method: 'POST', path: '/api/runyard/admin/queues', summary: 'Create a job queue in a workspace',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 201,
+    body: job.QueueCreateBody, response: job.JobQueue,
+  }),
+  adminQueueList: route({
+    method: 'GET', path: '/api/runyard/admin/queues', summary: 'List job queues',
+    auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
+    querystring: admin.AdminMemberQuery, response: Type.Object({ queues: Type.Array(job.JobQueue) }),
   }),
 } satisfies Record<string, RouteSpec>;
 

@@ -6,6 +6,7 @@ import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
 import { adminHandlers } from './routes/admin.js';
+import { jobHandlers } from './routes/jobs.js';
 import { projectHandlers } from './routes/projects.js';
 import { systemHandlers } from './routes/system.js';
 import { userHandlers } from './routes/users.js';
@@ -38,6 +39,6 @@ export async function buildApp(config: Config, { store, logStream }: BuildDeps):
   const deps: AppDeps = { store, db: store.db, config, version: VERSION };
   registerJsonBodyParser(app);
   registerErrorHandler(app);
-  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers, ...workflowHandlers });
+  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers, ...workflowHandlers, ...jobHandlers });
   return app;
 }

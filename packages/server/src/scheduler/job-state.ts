@@ -11,7 +11,7 @@ import { AppError } from '../errors/app-error.js';
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['scheduled', 'aborted'],
-  scheduled: ['initializing', 'queued', 'failed', 'aborted'],
+  scheduled: ['initializing', 'queued', 'failed', 'aborting', 'aborted'],
   initializing: ['running', 'queued', 'failed', 'aborting', 'aborted'],
   running: ['completed', 'failed', 'aborting', 'queued'],
   aborting: ['aborted', 'completed', 'failed'],

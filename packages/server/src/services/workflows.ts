@@ -105,10 +105,15 @@ export async function listWorkflows(db: Kysely<Database>, ctx: Context, query: W
   };
 }
 
-export async function getWorkflow(db: Kysely<Database>, workspaceId: string, id: string): Promise<Workflow> {
+/** The workflow's row with its owner; another workspace's workflow is not found. */
+export async function workflowRow(db: Kysely<Database>, workspaceId: string, id: string): Promise<WorkflowRow> {
   const row = await workflowQuery(db, workspaceId).where('workflows.id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('WORKFLOW_NOT_FOUND', `Workflow ${id} not found in this workspace.`);
-  return workflowToWire(row);
+  return row;
+}
+
+export async function getWorkflow(db: Kysely<Database>, workspaceId: string, id: string): Promise<Workflow> {
+  return workflowToWire(await workflowRow(db, workspaceId, id));
 }
 
 /** Inserts a workflow row with the defaults every kind shares. */

@@ -1,0 +1,18 @@
+import type { Handlers } from '../http/handler.js';
+import { abortJob } from '../services/job-abort.js';
+import { submitJob } from '../services/job-submit.js';
+import { getJob, getRequestPayload, listJobs, setJobsArchived } from '../services/jobs.js';
+import { createQueue, listAllQueues, listQueues } from '../services/queues.js';
+
+export const jobHandlers: Handlers = {
+  jobSubmit: async (req, { db, config }) => submitJob(db, config, req.ctx, req.body),
+  jobList: async (req, { db, config }) => listJobs(db, config.dataDir, req.ctx, req.query),
+  jobGet: async (req, { db, config }) => getJob(db, config.dataDir, req.user!, req.params.id, req.query.teamId),
+  jobRequestPayload: async (req, { db }) => getRequestPayload(db, req.ctx, req.params.id),
+  jobAbort: async (req, { db }) => abortJob(db, req.ctx, req.params.id, req.query.forceAbort === true),
+  jobArchive: async (req, { db }) => setJobsArchived(db, req.ctx, req.body),
+  queueList: async (req, { db }) => listQueues(db, req.ctx.workspaceId, false),
+  systemQueueList: async (req, { db }) => listQueues(db, req.ctx.workspaceId, true),
+  adminQueueCreate: async (req, { db }) => createQueue(db, req.body),
+  adminQueueList: async (req, { db }) => ({ queues: await listAllQueues(db, req.query.workspaceId) }),
+};

@@ -1,0 +1,97 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, JobTable, QueueTable } from '../store/schema.js';
+import { jobPaths } from '../scheduler/job-paths.js';
+import { queueToWire } from './queues.js';
+import { workflowToWire, type WorkflowRow } from './workflows.js';
+
+type JobRow = Selectable<JobTable>;
+
+interface Related {
+  projects: Map<string, { id: string; name: string; user_id: string; workspace_id: string; created_at: string; updated_at: string }>;
+  workflows: Map<string, WorkflowRow>;
+  users: Map<string, { id: string; name: string; surname: string; email: string }>;
+  queues: Map<string, Selectable<QueueTable>>;
+}
+
+const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
+
+/** Loads what the documents of these jobs refer to, in four queries whatever their number. */
+async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Related> {
+  const ids = (f: (j: JobRow) => string | null) => [...new Set(jobs.map(f).filter((x): x is string => Boolean(x)))];
+  const [projectIds, workflowIds, userIds, queueIds] = [ids((j) => j.project_id), ids((j) => j.workflow_id), ids((j) => j.user_id), ids((j) => j.queue_id)];
+  const none = <T>() => Promise.resolve([] as T[]);
+  const [projects, workflows, users, queues] = await Promise.all([
+    projectIds.length ? db.selectFrom('projects').select(['id', 'name', 'user_id', 'workspace_id', 'created_at', 'updated_at']).where('id', 'in', projectIds).execute() : none<never>(),
+    workflowIds.length
+      ? db
+          .selectFrom('workflows')
+          .innerJoin('users', 'users.id', 'workflows.user_id')
+          .selectAll('workflows')
+          .select(['users.name as owner_name', 'users.surname as owner_surname', 'users.email as owner_email'])
+          .where('workflows.id', 'in', workflowIds)
+          .execute()
+      : none<never>(),
+    userIds.length ? db.selectFrom('users').select(['id', 'name', 'surname', 'email']).where('id', 'in', userIds).execute() : none<never>(),
+    queueIds.length ? db.selectFrom('queues').selectAll().where('id', 'in', queueIds).execute() : none<never>(),
+  ]);
+  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues) };
+}
+
+/** The job document of `GET /api/v1/jobs/{id}` with every key the wire reference lists (§2.1). */
+function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, unknown> {
+  const project = rel.projects.get(job.project_id);
+  const workflow = rel.workflows.get(job.workflow_id);
+  const user = rel.users.get(job.user_id);
+  const queue = job.queue_id ? rel.queues.get(job.queue_id) : undefined;
+  const paths = jobPaths(dataDir, job.workspace_id, job.id);
+  const docker = job.workflow_type === 'docker';
+  const costCents = Number(job.compute_cost_cents);
+  return {
+    _id: job.id,
+    name: job.name,
+    status: job.status,
+    team: job.workspace_id,
+    jobType: job.job_type,
+    executionPlatform: job.execution_platform,
+    parameters: JSON.parse(job.parameters_json),
+    project: project && { _id: project.id, name: project.name, user: project.user_id, team: project.workspace_id, createdAt: project.created_at, updatedAt: project.updated_at },
+    workflow: workflow && workflowToWire(workflow),
+    user: user && { id: user.id, _id: user.id, name: user.name, surname: user.surname, email: user.email },
+    revision: JSON.parse(job.revision_json),
+    resourceRequirements: { cpu: job.resource_cpu, ram: Number(job.resource_ram) },
+    instanceType: job.instance_type,
+    masterInstance: {
+      requestedInstance: { type: job.instance_type, asSpot: false },
+      usedInstance: { type: job.instance_type, name: queue ? `${queue.backend}-executor` : 'local-executor', asSpot: false },
+    },
+    storageSizeInGb: job.storage_size_gb,
+    storageMode: 'regular',
+    startTime: job.start_time,
+    endTime: job.end_time,
+    createdAt: job.created_at,
+    updatedAt: job.updated_at,
+    computeCostSpent: costCents,
+    realInstancesExecutionCost: costCents,
+    computeCostLimit: job.cost_limit,
+    execution: { computeCostLimit: job.cost_limit },
+    usesFusionFileSystem: false,
+    ...(!docker && { nextflowVersion: job.nextflow_version }),
+    profile: job.profile,
+    resumable: job.resumable === 1,
+    saveProcessLogs: job.save_process_logs === 1,
+    batch: { enabled: job.batch_enabled === 1, jobQueue: queue ? queueToWire(queue) : null, dockerLogin: false },
+    ...(docker && { command: job.command ?? '' }),
+    logs: { s3BucketName: paths.bucket, s3Prefix: `${paths.prefix}/logs` },
+    results: { s3BucketName: paths.bucket, s3Bucket: paths.bucket, s3Prefix: `${paths.prefix}/results` },
+    resumeWorkDir: job.resume_work_dir,
+    archived: { status: job.archived === 1, archivalTimestamp: job.archived_at },
+    attempt: job.attempt,
+    exitCode: job.exit_code,
+    statusMessage: job.status_message,
+  };
+}
+
+export async function jobDocuments(db: Kysely<Database>, dataDir: string, jobs: JobRow[]): Promise<Record<string, unknown>[]> {
+  const rel = await loadRelated(db, jobs);
+  return jobs.map((j) => toDocument(j, rel, dataDir));
+}

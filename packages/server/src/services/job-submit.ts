@@ -1,0 +1,104 @@
+import { isoNow, MODULE_GROUPS, newObjectId, type JobSubmitBody, type JobType } from '@runyard/contract';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import { AppError } from '../errors/app-error.js';
+import type { Database } from '../store/schema.js';
+import type { Context } from './context.js';
+import { resolveRevision } from './job-revision.js';
+import { defaultQueueFor, getQueue } from './queues.js';
+import { workflowRow } from './workflows.js';
+
+export const DEFAULT_JOB_NAME = 'new_job';
+export const DEFAULT_NEXTFLOW_VERSION = '22.10.8';
+export const DEFAULT_COST_LIMIT_USD = 30;
+export const DEFAULT_INSTANCE_TYPE = 'c5.xlarge';
+
+function jobTypeOf(workflowType: string, platform: string): JobType {
+  if (workflowType === 'docker') return 'dockerAWS';
+  if (workflowType === 'wdl') return 'cromwellAWS';
+  return platform === 'azure' ? 'nextflowAzure' : platform === 'hpc' ? 'nextflowHpc' : 'nextflowAWS';
+}
+
+/** Only text parameters exist before issue 5's File Explorer; the rest are checked for shape here. */
+function checkParameters(body: JobSubmitBody): void {
+  const names = new Set<string>();
+  for (const p of body.parameters ?? []) {
+    if (p.parameterKind === 'textValue' && p.textValue === undefined) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" has no textValue.`);
+    if (p.parameterKind === 'arrayFileColumn' && (p.columnName === undefined || p.columnIndex === undefined)) {
+      throw new AppError('VALIDATION_FAILED', `parameters: array column "${p.name}" needs columnName and columnIndex.`);
+    }
+    if (p.parameterKind === 'arrayFileColumn' && !body.arrayFile) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is an array column but the job has no arrayFile.`);
+    const key = `${p.prefix ?? ''}${p.name}`;
+    if (p.parameterKind === 'textValue' && names.has(key)) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is given twice.`);
+    names.add(key);
+  }
+}
+
+/**
+ * Validates a submission, resolves project, workflow, queue and revision, and commits the job as
+ * `queued` before answering: an acknowledged job is durable. Nothing is written on a 4xx.
+ */
+export async function submitJob(db: Kysely<Database>, config: Config, ctx: Context, body: JobSubmitBody): Promise<{ jobId: string }> {
+  const project = await db.selectFrom('projects').select(['id']).where('id', '=', body.project).where('workspace_id', '=', ctx.workspaceId).executeTakeFirst();
+  if (!project) throw new AppError('PROJECT_NOT_FOUND', `Project ${body.project} not found in this workspace.`);
+  const workflow = await workflowRow(db, ctx.workspaceId, body.workflow);
+  if (workflow.archived) throw new AppError('VALIDATION_FAILED', `Workflow ${workflow.name} is archived; unarchive it to run it.`);
+  const workflowType = workflow.workflow_type;
+  if (workflowType === 'docker' && !body.command) throw new AppError('VALIDATION_FAILED', 'command is required for bash jobs on a container workflow.');
+  if (workflowType !== 'docker' && body.command) throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${workflow.name} is ${workflowType}.`);
+  checkParameters(body);
+  const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
+  const queue = body.batch?.jobQueue
+    ? await getQueue(db, ctx.workspaceId, body.batch.jobQueue)
+    : await defaultQueueFor(db, ctx.workspaceId, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
+  if (queue.status !== 'Ready') throw new AppError('VALIDATION_FAILED', `Job queue ${queue.label} is not ready.`);
+  const revision = await resolveRevision(config, workflow, body.revision);
+  const platform = body.executionPlatform ?? 'aws';
+  const now = isoNow();
+  const id = newObjectId();
+  await db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('jobs')
+      .values({
+        id,
+        workspace_id: ctx.workspaceId,
+        project_id: project.id,
+        workflow_id: workflow.id,
+        user_id: ctx.user.id,
+        queue_id: queue.id,
+        name: body.name ?? DEFAULT_JOB_NAME,
+        status: 'queued',
+        job_type: jobTypeOf(workflowType, platform),
+        workflow_type: workflowType,
+        execution_platform: platform,
+        request_json: JSON.stringify(body),
+        parameters_json: JSON.stringify(body.parameters ?? []),
+        revision_json: JSON.stringify(revision),
+        profile: body.profile ?? null,
+        nextflow_version: workflowType === 'docker' ? null : (body.nextflowVersion ?? DEFAULT_NEXTFLOW_VERSION),
+        command: body.command ?? null,
+        resource_cpu: body.resourceRequirements?.cpu ?? 1,
+        resource_ram: body.resourceRequirements?.ram ?? 4,
+        instance_type: body.instanceType ?? body.masterInstance?.requestedInstance?.type ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
+        storage_size_gb: body.storageSizeInGb ?? 500,
+        cost_limit: body.execution?.computeCostLimit ?? DEFAULT_COST_LIMIT_USD,
+        resumable: body.resumable || workflowType === 'wdl' ? 1 : 0,
+        save_process_logs: body.saveProcessLogs === false ? 0 : 1,
+        batch_enabled: body.batch?.enabled ? 1 : 0,
+        archived_at: null,
+        lease_owner: null,
+        lease_expires_at: null,
+        external_id: null,
+        exit_code: null,
+        status_message: null,
+        resume_work_dir: body.resumeWorkDir ?? null,
+        created_at: now,
+        updated_at: now,
+        start_time: null,
+        end_time: null,
+      })
+      .execute();
+    await tx.updateTable('projects').set((eb) => ({ job_count: eb('job_count', '+', 1) })).where('id', '=', project.id).execute();
+  });
+  return { jobId: id };
+}
