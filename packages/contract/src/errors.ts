@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   TEAM_ID_REQUIRED: { status: 400, message: 'The query parameter teamId is required.' },
   WORKSPACE_NOT_FOUND: { status: 404, message: 'Workspace not found.' },
   WORKSPACE_NAME_TAKEN: { status: 409, message: 'A workspace with this name already exists.' },
+  LAST_ADMIN: { status: 409, message: 'The last active administrator cannot be deactivated.' },
   USER_NOT_FOUND: { status: 404, message: 'User not found.' },
   USERNAME_TAKEN: { status: 409, message: 'A user with this username already exists.' },
   EMAIL_TAKEN: { status: 409, message: 'A user with this email already exists.' },

@@ -124,3 +124,19 @@ describe('admin routes', () => {
     assert.equal((await call(s, 'GET', `/api/v2/projects?teamId=${lab.id}`, undefined, plain.apikey)).statusCode, 200);
   });
 });
+
+describe('admin: the last active administrator', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  it('cannot be deactivated, so the server always keeps an administrator', async () => {
+    const r = await call(s, 'DELETE', `/api/runyard/admin/users/${s.admin.userId}`);
+    assertError(r, 409, 'LAST_ADMIN');
+    assert.equal((await call(s, 'GET', '/api/v1/users/me')).statusCode, 200);
+    const other = (await call(s, 'POST', '/api/runyard/admin/users', { username: 'root2', email: 'root2@x.org', isAdmin: true })).json();
+    assert.equal((await call(s, 'DELETE', `/api/runyard/admin/users/${other.id}`)).statusCode, 200);
+  });
+});

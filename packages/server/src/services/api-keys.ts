@@ -37,7 +37,8 @@ export async function createApiKey(db: Kysely<Database>, userId: string, name = 
     id,
     user_id: userId,
     name,
-    prefix: apikey.slice(0, 11),
+    // The key id part is not secret and tells keys apart; no character of the secret is shown.
+    prefix: `ry_${id}`,
     secret_hash: hashSecret(secret).toString('hex'),
     created_at: isoNow(),
     last_used_at: null,

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/schema.js';
 import { createApiKey } from './api-keys.js';
 import { createUser } from './users.js';
@@ -17,7 +18,14 @@ export const INITIAL_ADMIN_FILE = 'initial-admin.json';
 export async function createInitialAdmin(db: Kysely<Database>): Promise<InitialAdmin | null> {
   const anyUser = await db.selectFrom('users').select('id').limit(1).executeTakeFirst();
   if (anyUser) return null;
-  const admin = await createUser(db, { username: 'admin', email: 'admin@localhost', name: 'Admin', surname: '', isAdmin: true });
+  let admin;
+  try {
+    admin = await createUser(db, { username: 'admin', email: 'admin@localhost', name: 'Admin', surname: '', isAdmin: true });
+  } catch (e) {
+    // Another server sharing this database created the first admin at the same moment.
+    if (e instanceof AppError && (e.code === 'USERNAME_TAKEN' || e.code === 'EMAIL_TAKEN')) return null;
+    throw e;
+  }
   const workspace = await createWorkspace(db, 'Default workspace', admin.id);
   const key = await createApiKey(db, admin.id, 'initial admin key');
   return { workspaceId: workspace.id, apikey: key.apikey };

@@ -93,7 +93,13 @@ export async function listUsers(db: Kysely<Database>): Promise<AdminUser[]> {
   return (await db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute()).map(toAdminUser);
 }
 
+/** Deactivates a user; the last active administrator cannot be, or nobody could administer the server. */
 export async function deactivateUser(db: Kysely<Database>, id: string): Promise<AdminUser> {
+  const target = await db.selectFrom('users').select(['is_admin', 'active']).where('id', '=', id).executeTakeFirst();
+  if (target?.is_admin && target.active) {
+    const admins = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1).where('active', '=', 1).executeTakeFirstOrThrow();
+    if (Number(admins.n) <= 1) throw new AppError('LAST_ADMIN', `User ${id} is the last active administrator; make another user an administrator first.`);
+  }
   await db.updateTable('users').set({ active: 0 }).where('id', '=', id).execute();
   const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) throw new AppError('USER_NOT_FOUND', `User ${id} not found.`);
