@@ -3,6 +3,7 @@ import { adminNoun } from './commands/admin/index.js';
 import { configureNoun } from './commands/configure/index.js';
 import { projectNoun } from './commands/project/index.js';
 import { serverNoun } from './commands/server/index.js';
+import { workflowNoun } from './commands/workflow/index.js';
 import type { CliContext } from './context.js';
 import { cliVersion } from './version.js';
 
@@ -27,7 +28,12 @@ export function buildProgram(ctx: CliContext): Command {
       outputError: (s, write) => write(s.replace(/^error:/, 'Error:')),
     })
     .addHelpText('after', '\nExit codes: 0 ok, 1 error, 2 usage, 4 authentication.');
-  program.addCommand(configureNoun(ctx)).addCommand(projectNoun(ctx)).addCommand(adminNoun(ctx)).addCommand(serverNoun(ctx));
+  program
+    .addCommand(configureNoun(ctx))
+    .addCommand(projectNoun(ctx))
+    .addCommand(workflowNoun(ctx))
+    .addCommand(adminNoun(ctx))
+    .addCommand(serverNoun(ctx));
   // Commands built on their own (new Command) do not inherit the root's settings until told to.
   for (const sub of descendants(program)) sub.copyInheritedSettings(program);
   return program;
