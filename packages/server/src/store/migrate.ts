@@ -2,12 +2,14 @@ import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type Migra
 import * as tenancy from './migrations/0001-tenancy.js';
 import * as workflows from './migrations/0002-workflows.js';
 import * as jobs from './migrations/0003-jobs.js';
+import * as listOrderIndexes from './migrations/0004-list-order-indexes.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-tenancy': tenancy,
   '0002-workflows': workflows,
   '0003-jobs': jobs,
+  '0004-list-order-indexes': listOrderIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
