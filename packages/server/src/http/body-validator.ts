@@ -19,9 +19,12 @@ function describe(e: ValueError): string {
     case ValueErrorType.ObjectAdditionalProperties:
       return `${fieldOf(e.path.replace(/\/[^/]*$/, ''))}: unknown key "${e.path.split('/').pop()}"`;
     case ValueErrorType.StringMinLength:
-    case ValueErrorType.StringPattern:
-      if (/name$/i.test(field)) return `${field} must not be empty or only white space`;
+      if (e.schema.minLength === 1) return `${field} must not be empty`;
       break;
+    case ValueErrorType.StringPattern:
+      // The contract's Name: at least one character that is not white space.
+      if (e.schema.pattern === '\\S') return `${field} must not be empty or only white space`;
+      return `${field} does not have the expected form (${e.schema.pattern})`;
     case ValueErrorType.Union: {
       const values = (e.schema.anyOf as TSchema[] | undefined)?.map((s) => s.const);
       if (values?.every((v) => v !== undefined)) return `${field} must be one of ${values.join(', ')}`;

@@ -18,7 +18,7 @@ function validationMessage(context: string | undefined, errors: AjvError[]): str
       const field = [context, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
       if (e.keyword === 'additionalProperties') return `${field}: unknown key "${String(e.params.additionalProperty)}"`;
       if (e.keyword === 'required') return `${field ? field + '.' : ''}${String(e.params.missingProperty)} is required`;
-      if (e.keyword === 'pattern' && /name$/i.test(field)) return `${field} must not be empty or only white space`;
+      if (e.keyword === 'pattern' && e.params.pattern === '\\S') return `${field} must not be empty or only white space`;
       return `${field} ${e.message ?? 'is not valid'}`;
     })
     .join('; ');
