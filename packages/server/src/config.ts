@@ -60,6 +60,54 @@ export const CONFIG_KEYS = {
     default: {} as Record<string, string>,
     doc: 'JSON object of URL prefix to replacement, like git\'s url.<base>.insteadOf: serve e.g. https://github.com/ from a mirror.',
   },
+  schedulerPollMs: {
+    env: 'RUNYARD_SCHEDULER_POLL_MS',
+    schema: Type.Integer({ minimum: 10, maximum: 600_000 }),
+    default: 1000,
+    doc: 'Milliseconds between scheduler passes (claims, expired leases, aborts); submissions in this process wake it at once.',
+  },
+  schedulerLeaseMs: {
+    env: 'RUNYARD_SCHEDULER_LEASE_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 3_600_000 }),
+    default: 30000,
+    doc: 'Milliseconds a scheduler holds a job without renewing its lease; after that another scheduler takes the job over.',
+  },
+  abortGraceMs: {
+    env: 'RUNYARD_ABORT_GRACE_MS',
+    schema: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+    default: 10000,
+    doc: 'Milliseconds between SIGTERM and SIGKILL when a job is aborted without force.',
+  },
+  jobMaxAttempts: {
+    env: 'RUNYARD_JOB_MAX_ATTEMPTS',
+    schema: Type.Integer({ minimum: 1, maximum: 100 }),
+    default: 3,
+    doc: 'Dispatch attempts of a job whose task was lost (its process vanished without an exit code) before the job fails.',
+  },
+  cpuHourCostCents: {
+    env: 'RUNYARD_CPU_HOUR_COST_CENTS',
+    schema: Type.Number({ minimum: 0 }),
+    default: 0,
+    doc: 'Compute cost model: cents charged per requested CPU per hour of run time.',
+  },
+  taskPath: {
+    env: 'RUNYARD_TASK_PATH',
+    schema: Type.String(),
+    default: '',
+    doc: "PATH of job tasks. Empty: the server's own PATH.",
+  },
+  containerRuntime: {
+    env: 'RUNYARD_CONTAINER_RUNTIME',
+    schema: Type.Union(['', 'docker', 'podman'].map((r) => Type.Literal(r))),
+    default: '',
+    doc: 'Container runtime for container (bash) jobs, docker or podman, when it is on the task PATH. Empty: jobs run on the host.',
+  },
+  nextflowBin: {
+    env: 'RUNYARD_NEXTFLOW_BIN',
+    schema: Type.String(),
+    default: '',
+    doc: 'Path of the nextflow executable. Empty: nextflow is looked up on the task PATH.',
+  },
 } as const satisfies Record<string, { env: string; schema: TSchema; default: unknown; doc: string }>;
 
 type Keys = typeof CONFIG_KEYS;
@@ -74,6 +122,7 @@ export class ConfigError extends Error {
 /** Converts an environment string to the type its schema wants; a value it cannot convert stays a string and fails the check. */
 function fromEnv(schema: TSchema, raw: string): unknown {
   if (schema.type === 'integer' && /^-?\d+$/.test(raw.trim())) return Number(raw.trim());
+  if (schema.type === 'number' && raw.trim() !== '' && Number.isFinite(Number(raw.trim()))) return Number(raw.trim());
   if (schema.type === 'array') return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
   if (schema.type === 'object') {
     try {
@@ -122,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
+  // Tasks get an explicit environment; their PATH defaults to the server's own.
+  if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   return Object.freeze(out) as Config;
 }
 
