@@ -7,6 +7,8 @@ export interface TaskSpec {
   cwd: string;
   /** stdout and stderr of the task are appended here as they come. */
   logFile: string;
+  /** Lines written to the log file before the task starts (e.g. "this job runs on the host"). */
+  preamble?: string[];
 }
 
 /** Where an attempt keeps its control files (pid, exit code), outside the job's storage. */
@@ -22,20 +24,38 @@ export interface ExternalId {
   [key: string]: unknown;
 }
 
-export type TaskState = { state: 'running' } | { state: 'exited'; exitCode: number } | { state: 'lost'; reason: string };
+/**
+ * What an executor knows of a task:
+ *   running - it is still running (id: its identity, found from the control files when none was stored);
+ *   exited  - it ended and recorded its exit code;
+ *   lost    - it started but vanished without an exit code (killed, machine restarted);
+ *   absent  - there is no trace that it ever started.
+ */
+export type TaskState =
+  { state: 'running'; id: ExternalId } | { state: 'exited'; exitCode: number } | { state: 'lost'; reason: string } | { state: 'absent' };
+
+/** Settled states: what wait() answers. */
+export type TaskEnd = Extract<TaskState, { state: 'exited' | 'lost' }>;
+
+export interface KillOptions {
+  /** SIGKILL at once instead of SIGTERM first. */
+  force: boolean;
+  /** Milliseconds between SIGTERM and SIGKILL when not forced. */
+  graceMs: number;
+}
 
 /**
  * Runs tasks somewhere (local processes now; Slurm, AWS Batch, Kubernetes later). Launching
  * returns an id that survives a server restart, so the scheduler can reattach instead of
- * launching twice.
+ * launching twice. Concurrency limits are the scheduler's business, not the executor's.
  */
 export interface Executor {
   readonly backend: string;
   launch(task: TaskSpec, control: AttemptControl): Promise<ExternalId>;
-  /** State of a task from a previous process life, by its id or its control files. */
+  /** State of a task from a previous process life, by its id or, when none was stored, its control files. */
   inspect(control: AttemptControl, id: ExternalId | null): Promise<TaskState>;
-  /** Resolves with the exit code when the task ends (polls when the task is not our child). */
-  wait(control: AttemptControl, id: ExternalId): Promise<TaskState>;
-  /** Stops the task: SIGTERM to its process group (graceful), or SIGKILL when force. */
-  kill(id: ExternalId, force: boolean): Promise<void>;
+  /** Resolves when the task ends (polls when the task is not a child of this process); rejects when signal aborts. */
+  wait(control: AttemptControl, id: ExternalId, signal?: AbortSignal): Promise<TaskEnd>;
+  /** Stops the task and everything it started; resolves when none of it is left. */
+  kill(id: ExternalId, options: KillOptions): Promise<void>;
 }

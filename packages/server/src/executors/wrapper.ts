@@ -1,0 +1,61 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AttemptControl } from './executor.js';
+
+/**
+ * The /bin/sh wrapper of every local task. Its text is a constant: the pid file, the exit file
+ * and the task's argv reach it only as positional parameters, and the task runs as "$@", so no
+ * value is ever read as shell code. It records "<pid> <starttime>" before the task starts and
+ * the task's exit status after it ends, each atomically (written to .tmp, then renamed).
+ */
+export const WRAPPER_SCRIPT = [
+  'p=$1 x=$2',
+  'shift 2',
+  'f() { shift 19; printf %s "$1"; }',
+  'read -r s < /proc/$$/stat',
+  's=${s##*) }',
+  'set -f',
+  't=$(f $s)',
+  'set +f',
+  'printf \'%s %s\\n\' "$$" "$t" > "$p.tmp" && command -p mv -f "$p.tmp" "$p" || exit 125',
+  '"$@"',
+  'c=$?',
+  'printf \'%s\\n\' "$c" > "$x.tmp" && command -p mv -f "$x.tmp" "$x"',
+  'exit "$c"',
+].join('\n');
+
+/** The name the wrapper shows as $0. */
+export const WRAPPER_NAME = 'runyard-task';
+
+export function pidFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.pid`);
+}
+
+export function exitFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.exit`);
+}
+
+/** argv that runs the task under the wrapper. */
+export function wrapperArgv(control: AttemptControl, argv: string[]): string[] {
+  return ['/bin/sh', '-c', WRAPPER_SCRIPT, WRAPPER_NAME, pidFileOf(control), exitFileOf(control), ...argv];
+}
+
+async function readOrNull(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The pid and start time the wrapper recorded, or null when it never started. */
+export async function readPidFile(control: AttemptControl): Promise<{ pid: number; startTime: string } | null> {
+  const m = /^(\d+) (\d+)\n?$/.exec((await readOrNull(pidFileOf(control))) ?? '');
+  return m ? { pid: Number(m[1]), startTime: m[2] } : null;
+}
+
+/** The exit status the wrapper recorded, or null when the task has not ended (or ended without recording it). */
+export async function readExitFile(control: AttemptControl): Promise<number | null> {
+  const m = /^(\d+)\n?$/.exec((await readOrNull(exitFileOf(control))) ?? '');
+  return m ? Number(m[1]) : null;
+}
