@@ -1,0 +1,63 @@
+import type { Config } from '../config.js';
+import type { TaskSpec } from '../executors/executor.js';
+import type { JobPaths } from '../scheduler/job-paths.js';
+import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
+import { findOnPath } from './find-executable.js';
+import { parameterEnvName, taskParameters } from './parameters.js';
+import { baseTaskEnv, stdoutFileOf } from './task-env.js';
+
+/** $0 of the job's bash. */
+const JOB_NAME = 'runyard-job';
+
+/** An image reference as registries write it; anything else (a leading "-" above all) is refused. */
+const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
+
+/**
+ * Container (bash) jobs: `bash -c '<command> "$@"' runyard-job <args>` in the job's work
+ * directory, where args are `<prefix><name>`, `<value>` for each parameter. The command text is
+ * the user's own; parameter values reach it only as "$@" and as RUNYARD_PARAM_<NAME> variables,
+ * never spliced into shell text. With a container runtime configured and found, the same runs
+ * in the workflow's image; otherwise on the host, and the log's first line says so.
+ */
+export const containerEngine: Engine = {
+  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<TaskSpec> {
+    const command = (job.command || workflow.default_command || '').trim();
+    if (!command) throw new EngineError('The job has no command to run.');
+    const { parameters, skipped } = taskParameters(job.parameters_json);
+    const env = baseTaskEnv(job, paths, config);
+    for (const p of parameters) env[parameterEnvName(p.name)] = p.text;
+    const bash = ['bash', '-c', `${command} "$@"`, JOB_NAME, ...parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])];
+    const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
+    const image = workflow.container_name ?? '';
+    const runtime = config.containerRuntime ? findOnPath(config.containerRuntime, config.taskPath) : null;
+    if (!runtime) {
+      const why = config.containerRuntime
+        ? `the container runtime ${config.containerRuntime} is not on the task PATH`
+        : 'no container runtime is configured';
+      preamble.unshift(`Runyard: ${why}; this job runs on the host${image ? `, not in the image ${image}` : ''}.`);
+      return { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+    }
+    if (!IMAGE_REF.test(image)) throw new EngineError(`The workflow's container image "${image.slice(0, 100)}" is not a valid image name.`);
+    const uid = process.getuid?.();
+    const gid = process.getgid?.();
+    const argv = [
+      runtime,
+      'run',
+      '--rm',
+      ...(uid !== undefined && gid !== undefined ? ['--user', `${uid}:${gid}`] : []),
+      '-v',
+      `${paths.work}:${paths.work}`,
+      '-v',
+      `${paths.results}:${paths.results}`,
+      '-w',
+      paths.work,
+      // Variables are named, not given: their values come from the runtime's environment, never from its argv.
+      ...Object.keys(env)
+        .filter((k) => k !== 'PATH')
+        .flatMap((k) => ['-e', k]),
+      image,
+      ...bash,
+    ];
+    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+  },
+};

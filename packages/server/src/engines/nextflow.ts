@@ -1,0 +1,84 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { TaskSpec } from '../executors/executor.js';
+import { materializeCommit } from '../git/snapshot.js';
+import type { JobPaths } from '../scheduler/job-paths.js';
+import { resolveRepository } from '../services/repositories.js';
+import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
+import { findOnPath, isExecutableFile } from './find-executable.js';
+import { taskParameters } from './parameters.js';
+import { baseTaskEnv, stdoutFileOf } from './task-env.js';
+
+/** The nextflow executable: RUNYARD_NEXTFLOW_BIN, else `nextflow` on the task PATH. */
+export function nextflowBinary(config: Config): string {
+  if (config.nextflowBin) {
+    if (isExecutableFile(config.nextflowBin)) return config.nextflowBin;
+    throw new EngineError(`Nextflow was not found: RUNYARD_NEXTFLOW_BIN is ${config.nextflowBin}, which is not an executable file.`);
+  }
+  const found = findOnPath('nextflow', config.taskPath);
+  if (!found)
+    throw new EngineError('Nextflow was not found: there is no nextflow executable on the task PATH and RUNYARD_NEXTFLOW_BIN is not set.');
+  return found;
+}
+
+/** Nextflow's rule for run names: lowercase, starting with a letter, at most 80 characters. */
+export function runNameOf(job: JobRow): string {
+  return `runyard-${job.id.toLowerCase().replace(/[^a-z0-9]/g, '')}-${job.attempt}`;
+}
+
+function revisionCommit(job: JobRow): string {
+  const revision = JSON.parse(job.revision_json || '{}') as { commit?: unknown };
+  if (typeof revision.commit !== 'string' || !revision.commit) throw new EngineError('The job has no resolved commit of its workflow.');
+  return revision.commit;
+}
+
+/** The workflow's sources at the job's commit, in the job's control directory (outside its storage). */
+async function materialize(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<string> {
+  if (!workflow.repository_url) throw new EngineError('The workflow has no repository.');
+  const commit = revisionCommit(job);
+  const repo = resolveRepository(config, workflow.repository_url);
+  const src = path.join(paths.control, 'src');
+  try {
+    await materializeCommit(repo, commit, path.join(config.dataDir, 'git-cache', job.workspace_id), src);
+  } catch (e) {
+    throw new EngineError(`The workflow could not be fetched at commit ${commit}: ${(e as Error).message}`);
+  }
+  return src;
+}
+
+function mainScript(src: string, workflow: WorkflowRow): string {
+  const main = workflow.main_file || 'main.nf';
+  const file = path.resolve(src, main);
+  if (path.isAbsolute(main) || !file.startsWith(src + path.sep))
+    throw new EngineError(`The workflow's main file "${main}" is not inside its repository.`);
+  return file;
+}
+
+/**
+ * Nextflow jobs: the workflow is materialised at the job's resolved commit, its parameters are
+ * written to a params file (never to the command line), and `nextflow run` starts in the job's
+ * work directory with -work-dir, -with-trace, -name, the profile and NXF_VER.
+ */
+export const nextflowEngine: Engine = {
+  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<TaskSpec> {
+    const bin = nextflowBinary(config);
+    const { parameters, skipped } = taskParameters(job.parameters_json);
+    const src = await materialize(job, workflow, paths, config);
+    const params: Record<string, string | number | boolean> = {};
+    for (const p of parameters) params[p.name] = p.value;
+    params.outdir ??= paths.results;
+    const paramsFile = path.join(paths.control, `params-${job.attempt}.json`);
+    await mkdir(paths.control, { recursive: true });
+    await writeFile(paramsFile, JSON.stringify(params, null, 2), { mode: 0o600 });
+    const argv = [bin, '-log', path.join(paths.logs, '.nextflow.log'), 'run', mainScript(src, workflow), '-params-file', paramsFile];
+    argv.push('-work-dir', paths.work, '-with-trace', path.join(paths.logs, 'trace.txt'), '-name', runNameOf(job));
+    if (job.profile) argv.push('-profile', job.profile);
+    // A re-run of a lost attempt picks up the work the previous attempt finished.
+    if (job.resumable && job.attempt > 1) argv.push('-resume');
+    const env = { ...baseTaskEnv(job, paths, config), NXF_HOME: path.join(config.dataDir, 'nextflow-home') };
+    if (job.nextflow_version) Object.assign(env, { NXF_VER: job.nextflow_version });
+    const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
+    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+  },
+};
