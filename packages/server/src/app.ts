@@ -18,10 +18,12 @@ export interface BuildDeps {
   store: Store;
   /** Log lines go here; defaults to stdout at the configured level. */
   logStream?: NodeJS.WritableStream;
+  /** The job scheduler, woken by submissions and aborts (main.ts starts it after listening). */
+  scheduler?: { wake(): void };
 }
 
 /** Builds the HTTP application on an open, migrated store. It never listens: main.ts does. */
-export async function buildApp(config: Config, { store, logStream }: BuildDeps): Promise<FastifyInstance> {
+export async function buildApp(config: Config, { store, logStream, scheduler }: BuildDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -36,7 +38,7 @@ export async function buildApp(config: Config, { store, logStream }: BuildDeps):
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as FastifyInstance;
-  const deps: AppDeps = { store, db: store.db, config, version: VERSION };
+  const deps: AppDeps = { store, db: store.db, config, version: VERSION, ...(scheduler && { scheduler }) };
   registerJsonBodyParser(app);
   registerErrorHandler(app);
   registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers, ...workflowHandlers, ...jobHandlers });

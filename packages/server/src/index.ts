@@ -7,4 +7,5 @@ export { createInitialAdmin } from './services/bootstrap.js';
 export { createUser } from './services/users.js';
 export { createWorkspace, setMembership } from './services/workspaces.js';
 export { createApiKey } from './services/api-keys.js';
+export { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { VERSION } from './version.js';

@@ -7,6 +7,7 @@ import { buildApp } from './app.js';
 import { ConfigError, databaseUrlOf, loadConfig, type Config } from './config.js';
 import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.js';
 import { openStore, type Store } from './store/database.js';
+import { Scheduler } from './scheduler/scheduler.js';
 import { migrateToLatest } from './store/migrate.js';
 import { VERSION } from './version.js';
 
@@ -14,6 +15,7 @@ export interface RunningServer {
   app: FastifyInstance;
   url: string;
   config: Config;
+  scheduler: Scheduler;
   close(): Promise<void>;
 }
 
@@ -29,7 +31,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   const config = loadConfig(env);
   const store: Store = openStore(databaseUrlOf(config));
   await migrateToLatest(store.db);
-  const app = await buildApp(config, { store });
+  const scheduler = new Scheduler({ store, config });
+  const app = await buildApp(config, { store, scheduler });
   await app.listen({ host: config.host, port: config.port });
   const url = urlOf(config, app);
   out(`Runyard ${VERSION} is listening on ${url} (database: ${store.kind})`);
@@ -42,9 +45,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     out(`  Workspace id: ${admin.workspaceId}`);
     out(`  API key:      ${admin.apikey}`);
   }
+  // After listening, so a port conflict starts no jobs. It reattaches to what still runs from the last life.
+  scheduler.start(app.log);
   let closing: Promise<void> | undefined;
-  const close = () => (closing ??= app.close().then(() => store.close()));
-  return { app, url, config, close };
+  // Running tasks are left running: the next start reattaches to them.
+  const close = () =>
+    (closing ??= scheduler
+      .stop()
+      .then(() => app.close())
+      .then(() => store.close()));
+  return { app, url, config, scheduler, close };
 }
 
 /** Runs until SIGTERM or SIGINT, then stops taking requests, finishes those in flight, and exits. */

@@ -11,6 +11,8 @@ export interface AppDeps {
   db: Kysely<Database>;
   config: Config;
   version: string;
+  /** The job scheduler of this process, when one runs: wake() after queueing a job or requesting an abort. */
+  scheduler?: { wake(): void };
 }
 
 /** A request after authentication, the workspace check and schema validation. */

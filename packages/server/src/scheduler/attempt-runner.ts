@@ -1,0 +1,138 @@
+import { mkdir } from 'node:fs/promises';
+import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
+import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
+import type { AttemptRef, SchedulerContext } from './context.js';
+import { jobPaths, type JobPaths } from './job-paths.js';
+import { concludeAttempt, settle } from './settle.js';
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/**
+ * One attempt of one job in this scheduler: initializing -> the engine prepares the task -> the
+ * executor launches it -> its external id is stored and the job reported running -> wait ->
+ * settle. Every write is conditional on the attempt being current and ours, so a stale attempt
+ * never records anything. After stop() (ctx.signal) it writes nothing more and leaves the task running.
+ */
+export class AttemptRunner {
+  readonly paths: JobPaths;
+  readonly control: AttemptControl;
+  /** Settles when the attempt is past launching (its id stored, or nothing launched): stop() waits for it. */
+  launched: Promise<void> = Promise.resolve();
+  private externalId: ExternalId | null = null;
+  private abortForce: boolean | null = null;
+  private killing: Promise<void> | null = null;
+  private killingForce = false;
+
+  constructor(
+    private readonly ctx: SchedulerContext,
+    readonly ref: AttemptRef,
+    workspaceId: string,
+    private readonly executor: Executor,
+  ) {
+    this.paths = jobPaths(ctx.config.dataDir, workspaceId, ref.id);
+    this.control = { dir: this.paths.control, attempt: ref.attempt };
+  }
+
+  /** A freshly claimed job: run it from the start. */
+  async run(): Promise<void> {
+    const launching = this.launch();
+    this.launched = launching.then(
+      () => undefined,
+      () => undefined,
+    );
+    const id = await launching;
+    if (id) await this.follow(id);
+  }
+
+  /** A task that is already running (found by the reaper): follow it to its end. */
+  async adopt(id: ExternalId, abortForce: boolean | null): Promise<void> {
+    this.externalId = id;
+    if (abortForce !== null) this.requestAbort(abortForce);
+    await this.follow(id);
+  }
+
+  /** Stops the task: gracefully (SIGTERM, then SIGKILL after the grace period) or at once. Idempotent; force wins. */
+  requestAbort(force: boolean): void {
+    this.abortForce = force || this.abortForce === true;
+    if (this.externalId && (!this.killing || (this.abortForce && !this.killingForce))) {
+      this.killingForce = this.abortForce;
+      this.killing = this.executor
+        .kill(this.externalId, { force: this.abortForce, graceMs: this.ctx.config.abortGraceMs })
+        .catch((e) => this.ctx.log.error({ jobId: this.ref.id, err: messageOf(e) }, 'could not stop the task'));
+    }
+  }
+
+  private get stopped(): boolean {
+    return this.ctx.signal.aborted;
+  }
+
+  /** Up to the stored external id; null when nothing is left to follow. */
+  private async launch(): Promise<ExternalId | null> {
+    const { db } = this.ctx;
+    if (this.stopped || !(await moveJob(db, this.ref, 'initializing', {}, ['scheduled']))) return null;
+    let task: TaskSpec;
+    try {
+      task = await this.prepare();
+    } catch (e) {
+      await this.failBeforeLaunch(messageOf(e));
+      return null;
+    }
+    const current = await attemptStatus(db, this.ref);
+    if (!current || this.stopped) return null;
+    if (current.status === 'aborting') {
+      await settle(this.ctx, this.ref, { status: 'aborted' });
+      return null;
+    }
+    let id: ExternalId;
+    try {
+      id = await this.executor.launch(task, this.control);
+    } catch (e) {
+      await this.failBeforeLaunch(`The task could not be started: ${messageOf(e)}`);
+      return null;
+    }
+    this.externalId = id;
+    if (!(await markRunning(db, this.ref, id))) {
+      // Aborted outright, or no longer ours: a task nobody will follow must not run.
+      this.ctx.log.warn({ jobId: this.ref.id, attempt: this.ref.attempt }, 'launched task is no longer wanted; stopping it');
+      await this.executor.kill(id, { force: true, graceMs: 0 });
+      return null;
+    }
+    const after = await attemptStatus(db, this.ref);
+    if (after?.status === 'aborting') this.requestAbort(after.abortForce);
+    else if (this.abortForce !== null) this.requestAbort(this.abortForce);
+    return id;
+  }
+
+  private async prepare(): Promise<TaskSpec> {
+    const job = await this.ctx.db.selectFrom('jobs').selectAll().where('id', '=', this.ref.id).executeTakeFirstOrThrow();
+    const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
+    for (const dir of [this.paths.work, this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
+    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, this.ctx.config);
+    if (job.attempt > 1)
+      task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
+    return task;
+  }
+
+  private async failBeforeLaunch(message: string): Promise<void> {
+    if (this.stopped) return;
+    const current = await attemptStatus(this.ctx.db, this.ref);
+    if (!current) return;
+    if (current.status === 'aborting') await settle(this.ctx, this.ref, { status: 'aborted' });
+    else await settle(this.ctx, this.ref, { status: 'failed', message });
+  }
+
+  private async follow(id: ExternalId): Promise<void> {
+    let end;
+    try {
+      end = await this.executor.wait(this.control, id, this.ctx.signal);
+    } catch (e) {
+      if (this.stopped) return;
+      throw e;
+    }
+    if (this.killing) await this.killing;
+    if (this.stopped) return;
+    await concludeAttempt(this.ctx, this.ref, end);
+  }
+}

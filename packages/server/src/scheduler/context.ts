@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Engine } from '../engines/engine.js';
+import type { Executor } from '../executors/executor.js';
+import type { DatabaseKind } from '../store/database.js';
+import type { Database } from '../store/schema.js';
+
+/** pino-compatible: (context object, message). */
+export type LogFn = (obj: object, msg?: string) => void;
+export interface SchedulerLog {
+  info: LogFn;
+  warn: LogFn;
+  error: LogFn;
+}
+
+export const SILENT_LOG: SchedulerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/** What the scheduler's parts share: the database, settings, this scheduler's id, executors and engines. */
+export interface SchedulerContext {
+  db: Kysely<Database>;
+  kind: DatabaseKind;
+  config: Config;
+  /** This scheduler's id (one per process life): the lease owner of the jobs it runs. */
+  owner: string;
+  executors: Readonly<Record<string, Executor>>;
+  engineFor(workflowType: string): Engine;
+  log: SchedulerLog;
+  /** Set by stop(): from then on nothing is written. */
+  readonly signal: AbortSignal;
+}
+
+/** One dispatch of a job: results are accepted only from the current attempt of its lease owner. */
+export interface AttemptRef {
+  id: string;
+  attempt: number;
+  owner: string;
+}
+
+export function nowIso(): string {
+  return new Date().toISOString();
+}
+
+export function leaseUntil(config: Config, from = Date.now()): string {
+  return new Date(from + config.schedulerLeaseMs).toISOString();
+}

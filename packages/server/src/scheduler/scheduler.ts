@@ -1,0 +1,163 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Config } from '../config.js';
+import type { Engine } from '../engines/engine.js';
+import { engineFor } from '../engines/registry.js';
+import type { Executor } from '../executors/executor.js';
+import { createExecutors } from '../executors/registry.js';
+import type { Store } from '../store/database.js';
+import { AttemptRunner } from './attempt-runner.js';
+import { claimJobs } from './claim.js';
+import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.js';
+import { releaseLeases, renewLeases } from './lease.js';
+import { reapExpired } from './reaper.js';
+import { abortRequests, enforceCostLimits } from './watch.js';
+
+export interface SchedulerOptions {
+  store: Store;
+  config: Config;
+  /** By queue backend; default: the local executor. */
+  executors?: Record<string, Executor>;
+  /** By workflow type; default: engines/registry.ts. */
+  engineFor?: (workflowType: string) => Engine;
+  /** Default: <host>-<pid>-<random>, new for every scheduler (so for every process life). */
+  id?: string;
+}
+
+/** A unique id for one scheduler's life; leases name it. */
+export function newSchedulerId(): string {
+  return `${os.hostname().slice(0, 32)}-${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * Claims queued jobs and runs them through their engine and their queue's executor.
+ *
+ * One pass: take over jobs whose lease expired (reattach or settle or re-queue), notice aborts,
+ * enforce cost limits, claim queued jobs up to each queue's concurrency. A pass runs every
+ * schedulerPollMs (how other replicas' submissions are seen) and at once on wake() (how this
+ * process's submissions and aborts are). A heartbeat renews the leases of the jobs it runs
+ * every third of the lease. stop() leaves running tasks running; the next scheduler reattaches.
+ */
+export class Scheduler {
+  readonly id: string;
+  private readonly ctx: SchedulerContext;
+  private readonly stopping = new AbortController();
+  private readonly runners = new Map<string, AttemptRunner>();
+  private started = false;
+  private timer: NodeJS.Timeout | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private passing: Promise<void> | null = null;
+  private renewing: Promise<void> | null = null;
+  private again = false;
+
+  constructor(options: SchedulerOptions) {
+    this.id = options.id ?? newSchedulerId();
+    this.ctx = {
+      db: options.store.db,
+      kind: options.store.kind,
+      config: options.config,
+      owner: this.id,
+      executors: options.executors ?? createExecutors(),
+      engineFor: options.engineFor ?? engineFor,
+      log: SILENT_LOG,
+      signal: this.stopping.signal,
+    };
+  }
+
+  /** Starts the passes and the heartbeat; the first pass (reattach, then claim) runs at once. */
+  start(log: SchedulerLog = SILENT_LOG): void {
+    if (this.started) return;
+    this.started = true;
+    this.ctx.log = log;
+    this.heartbeat = setInterval(() => this.renew(), Math.max(50, Math.floor(this.ctx.config.schedulerLeaseMs / 3)));
+    this.heartbeat.unref();
+    this.wake();
+  }
+
+  /** Runs a pass now (or right after the one under way): call it after inserting a queued job or requesting an abort. */
+  wake(): void {
+    if (!this.started || this.stopping.signal.aborted) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.passing = this.passes();
+  }
+
+  /**
+   * Stops claiming and watching; running tasks keep running. With releaseLeases (default) their
+   * leases end now so the next scheduler reattaches at once; without, they are held until the
+   * lease runs out, as after a crash.
+   */
+  async stop(options: { releaseLeases?: boolean } = {}): Promise<void> {
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
+    clearTimeout(this.timer);
+    clearInterval(this.heartbeat);
+    await this.passing;
+    await this.renewing;
+    await Promise.all([...this.runners.values()].map((r) => r.launched));
+    if (this.started && options.releaseLeases !== false) await releaseLeases(this.ctx);
+  }
+
+  /** Ids of the jobs this scheduler is running now. */
+  runningJobs(): string[] {
+    return [...this.runners.keys()];
+  }
+
+  private async passes(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        await this.pass();
+      } catch (e) {
+        this.ctx.log.error({ err: (e as Error).message, scheduler: this.id }, 'scheduler pass failed');
+      }
+    } while (this.again && !this.stopping.signal.aborted);
+    this.passing = null;
+    if (!this.stopping.signal.aborted) {
+      this.timer = setTimeout(() => this.wake(), this.ctx.config.schedulerPollMs);
+      this.timer.unref();
+    }
+  }
+
+  private async pass(): Promise<void> {
+    const { ctx } = this;
+    await reapExpired(
+      ctx,
+      (id) => this.runners.has(id),
+      (runner, start) => this.follow(runner, start),
+    );
+    for (const request of await abortRequests(ctx)) {
+      const runner = this.runners.get(request.id);
+      if (runner?.ref.attempt === request.attempt) runner.requestAbort(request.abort_force === 1);
+    }
+    for (const id of await enforceCostLimits(ctx)) this.runners.get(id)?.requestAbort(false);
+    if (ctx.signal.aborted) return;
+    for (const job of await claimJobs(ctx)) {
+      const ref = { id: job.id, attempt: job.attempt, owner: this.id };
+      const runner = new AttemptRunner(ctx, ref, job.workspace_id, ctx.executors[job.backend]);
+      this.follow(runner, () => runner.run());
+    }
+  }
+
+  /** Keeps a runner while its attempt lasts (its lease is renewed meanwhile); then wakes a pass, as a slot is free. */
+  private follow(runner: AttemptRunner, start: () => Promise<void>): void {
+    const { id } = runner.ref;
+    this.runners.set(id, runner);
+    start()
+      .catch((e) => this.ctx.log.error({ jobId: id, attempt: runner.ref.attempt, err: (e as Error).message }, 'job attempt failed'))
+      .finally(() => {
+        if (this.runners.get(id) === runner) this.runners.delete(id);
+        this.wake();
+      });
+  }
+
+  private renew(): void {
+    if (this.renewing || this.stopping.signal.aborted || !this.runners.size) return;
+    this.renewing = renewLeases(this.ctx, [...this.runners.keys()])
+      .catch((e) => this.ctx.log.error({ err: (e as Error).message, scheduler: this.id }, 'could not renew leases'))
+      .finally(() => (this.renewing = null));
+  }
+}

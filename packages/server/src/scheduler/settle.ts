@@ -1,0 +1,58 @@
+import type { JobStatus } from '@runyard/contract';
+import type { TaskEnd } from '../executors/executor.js';
+import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
+import { computeCostCents } from './cost.js';
+import type { AttemptRef, SchedulerContext } from './context.js';
+
+export type Outcome =
+  { status: 'completed' } | { status: 'failed'; exitCode?: number | null; message: string } | { status: 'aborted'; message?: string };
+
+/**
+ * Records the final status of an attempt with its end time and compute cost, only if the
+ * attempt is still current and ours: a result reported by any other attempt is refused (false).
+ */
+export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
+  const row = await ctx.db.selectFrom('jobs').select(['resource_cpu', 'start_time']).where('id', '=', ref.id).executeTakeFirst();
+  if (!row) return false;
+  const end = Date.now();
+  const settled = await moveJob(ctx.db, ref, outcome.status, {
+    end_time: new Date(end).toISOString(),
+    compute_cost_cents: computeCostCents(ctx.config, row.resource_cpu, row.start_time, end),
+    lease_owner: null,
+    lease_expires_at: null,
+    ...(outcome.status === 'completed' && { exit_code: 0 }),
+    ...(outcome.status === 'failed' && { exit_code: outcome.exitCode ?? null, status_message: outcome.message }),
+    ...(outcome.status === 'aborted' && outcome.message && { status_message: outcome.message }),
+  });
+  if (settled) ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
+  else ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'result refused: the attempt is no longer current');
+  return settled;
+}
+
+/**
+ * A task that provably did not finish (never started, or vanished without an exit code) runs
+ * again as the next attempt, until RUNYARD_JOB_MAX_ATTEMPTS; then the job fails.
+ */
+export async function requeueOrFail(ctx: SchedulerContext, ref: AttemptRef, reason: string): Promise<boolean> {
+  if (ref.attempt >= ctx.config.jobMaxAttempts) {
+    return settle(ctx, ref, { status: 'failed', message: `The job's task was lost ${ref.attempt} times (last: ${reason}).` });
+  }
+  const requeued = await moveJob(ctx.db, ref, 'queued', { lease_owner: null, lease_expires_at: null, external_id: null, start_time: null });
+  if (requeued) ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, reason }, 'job queued again');
+  return requeued;
+}
+
+/** What to record once an attempt's task is over (or never was), given the job's present status. */
+export async function concludeAttempt(ctx: SchedulerContext, ref: AttemptRef, end: TaskEnd | { state: 'absent' }): Promise<boolean> {
+  const current = await attemptStatus(ctx.db, ref);
+  if (!current) return false;
+  const status: JobStatus = current.status;
+  if (status === 'aborting') return settle(ctx, ref, { status: 'aborted' });
+  if (end.state === 'exited') {
+    // A task that finished while nobody watched it, before its id was stored: report it running first.
+    if (status === 'initializing' && !(await markRunning(ctx.db, ref, null))) return false;
+    if (end.exitCode === 0) return settle(ctx, ref, { status: 'completed' });
+    return settle(ctx, ref, { status: 'failed', exitCode: end.exitCode, message: `The task exited with code ${end.exitCode}.` });
+  }
+  return requeueOrFail(ctx, ref, end.state === 'lost' ? end.reason : 'the task never started');
+}

@@ -1,0 +1,317 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isoNow, newObjectId, type JobStatus } from '@runyard/contract';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import type { JobTable, WorkflowTable } from '../../src/store/schema.js';
+import { canTransition } from '../../src/scheduler/job-state.js';
+import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
+import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { freshDatabaseUrl } from '../../../../test/support/database.js';
+
+/** test/fixtures/bin: the fixture nextflow. */
+export const FIXTURE_BIN = path.resolve(import.meta.dirname, '../../../../test/fixtures/bin');
+
+export interface Env {
+  store: Store;
+  config: Config;
+  workspaceId: string;
+  userId: string;
+  projectId: string;
+  queueId: string;
+  /** A scratch directory for markers that tasks write. */
+  scratch: string;
+  schedulers: Scheduler[];
+  /** A scheduler on this database (stopped by close()). */
+  scheduler(options?: { id?: string; config?: Config }): Scheduler;
+  close(): Promise<void>;
+}
+
+/** Test configuration: short poll and lease, the fixture bin first on the task PATH. */
+export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-sched-'));
+  return loadConfig({
+    RUNYARD_DATA_DIR: dataDir,
+    RUNYARD_SCHEDULER_POLL_MS: '50',
+    RUNYARD_SCHEDULER_LEASE_MS: '1500',
+    RUNYARD_ABORT_GRACE_MS: '1000',
+    RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+    PATH: process.env.PATH,
+    ...env,
+  });
+}
+
+/** Records every status change of every job (a trigger), so tests can check each one against job-state.ts. */
+async function installStatusLog(store: Store): Promise<void> {
+  if (store.kind === 'sqlite') {
+    await sql`create table test_status_log (seq integer primary key autoincrement, job_id text, from_status text, to_status text, attempt integer)`.execute(
+      store.db,
+    );
+    await sql`create trigger test_status_log_t after update of status on jobs when old.status <> new.status begin
+      insert into test_status_log (job_id, from_status, to_status, attempt) values (new.id, old.status, new.status, new.attempt); end`.execute(
+      store.db,
+    );
+    return;
+  }
+  await sql`create table test_status_log (seq serial primary key, job_id text, from_status text, to_status text, attempt integer)`.execute(
+    store.db,
+  );
+  await sql`create function test_status_log_f() returns trigger as $$ begin
+      if old.status <> new.status then
+        insert into test_status_log (job_id, from_status, to_status, attempt) values (new.id, old.status, new.status, new.attempt);
+      end if;
+      return new; end $$ language plpgsql`.execute(store.db);
+  await sql`create trigger test_status_log_t after update on jobs for each row execute function test_status_log_f()`.execute(store.db);
+}
+
+/** A fresh database (SQLite, or PostgreSQL with RUNYARD_TEST_DATABASE_URL) with a user, workspace, project and local queue. */
+export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: number } = {}): Promise<Env> {
+  const config = testConfig(options.env);
+  const store = openStore(await freshDatabaseUrl());
+  await migrateToLatest(store.db);
+  await installStatusLog(store);
+  const now = isoNow();
+  const userId = newObjectId();
+  const workspaceId = newObjectId();
+  const projectId = newObjectId();
+  const queueId = newObjectId();
+  await store.db
+    .insertInto('users')
+    .values({
+      id: userId,
+      username: `u${userId}`,
+      email: `${userId}@example.org`,
+      name: 'T',
+      surname: 'T',
+      is_admin: 0,
+      active: 1,
+      created_at: now,
+    })
+    .execute();
+  await store.db.insertInto('workspaces').values({ id: workspaceId, name: 'ws', created_at: now }).execute();
+  await store.db
+    .insertInto('projects')
+    .values({ id: projectId, workspace_id: workspaceId, name: 'p', user_id: userId, created_at: now, updated_at: now })
+    .execute();
+  await insertQueue(store, workspaceId, queueId, options.concurrency ?? 4);
+  const schedulers: Scheduler[] = [];
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-scratch-'));
+  return {
+    store,
+    config,
+    workspaceId,
+    userId,
+    projectId,
+    queueId,
+    scratch,
+    schedulers,
+    scheduler(o = {}) {
+      const s = new Scheduler({ store, config: o.config ?? config, ...(o.id && { id: o.id }) });
+      schedulers.push(s);
+      return s;
+    },
+    async close() {
+      for (const s of schedulers) await s.stop({ releaseLeases: false });
+      await store.close();
+    },
+  };
+}
+
+export async function insertQueue(store: Store, workspaceId: string, id: string, concurrency: number): Promise<void> {
+  const now = isoNow();
+  await store.db
+    .insertInto('queues')
+    .values({
+      id,
+      workspace_id: workspaceId,
+      name: `q-${id}`,
+      label: 'q',
+      description: '',
+      executor: 'nextflow',
+      backend: 'local',
+      concurrency,
+      is_default: 0,
+      is_system: 0,
+      status: 'Ready',
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
+}
+
+export async function insertWorkflow(env: Env, values: Partial<Insertable<WorkflowTable>> = {}): Promise<string> {
+  const id = newObjectId();
+  const now = isoNow();
+  await env.store.db
+    .insertInto('workflows')
+    .values({
+      id,
+      workspace_id: env.workspaceId,
+      user_id: env.userId,
+      name: `wf-${id}`,
+      description: '',
+      workflow_type: 'docker',
+      group_name: 'user',
+      main_file: null,
+      imports_file: null,
+      platform: null,
+      repository_url: null,
+      repository_name: null,
+      repository_owner: null,
+      repository_id: null,
+      repository_owner_id: null,
+      default_branch: null,
+      is_private: 0,
+      container_name: 'library/ubuntu',
+      default_command: null,
+      docs_link: '',
+      is_public: 0,
+      cost_limit_usd: 30,
+      archived: 0,
+      archived_at: null,
+      created_at: now,
+      updated_at: now,
+      ...values,
+    })
+    .execute();
+  return id;
+}
+
+export interface TextParameter {
+  name: string;
+  prefix?: string;
+  textValue: string | number | boolean;
+}
+
+/** Inserts a queued job as the job service does; answers its id. */
+export async function insertJob(
+  env: Env,
+  workflowId: string,
+  values: Partial<Insertable<JobTable>> & { parameters?: TextParameter[] } = {},
+): Promise<string> {
+  const { parameters = [], ...rest } = values;
+  const id = newObjectId();
+  const now = new Date().toISOString();
+  const workflow = await env.store.db
+    .selectFrom('workflows')
+    .select('workflow_type')
+    .where('id', '=', workflowId)
+    .executeTakeFirstOrThrow();
+  await env.store.db
+    .insertInto('jobs')
+    .values({
+      id,
+      workspace_id: env.workspaceId,
+      project_id: env.projectId,
+      workflow_id: workflowId,
+      user_id: env.userId,
+      queue_id: env.queueId,
+      name: `job-${id}`,
+      status: 'queued',
+      job_type: workflow.workflow_type === 'docker' ? 'dockerAWS' : 'nextflowAWS',
+      workflow_type: workflow.workflow_type,
+      execution_platform: 'aws',
+      request_json: '{}',
+      parameters_json: JSON.stringify(
+        parameters.map((p) => ({ name: p.name, prefix: p.prefix ?? '--', parameterKind: 'textValue', textValue: p.textValue })),
+      ),
+      revision_json: '{}',
+      profile: null,
+      nextflow_version: null,
+      command: null,
+      resource_cpu: 1,
+      resource_ram: 1,
+      instance_type: null,
+      storage_size_gb: 10,
+      cost_limit: -1,
+      resumable: 0,
+      save_process_logs: 1,
+      batch_enabled: 0,
+      archived_at: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      external_id: null,
+      exit_code: null,
+      status_message: null,
+      resume_work_dir: null,
+      created_at: now,
+      updated_at: now,
+      start_time: null,
+      end_time: null,
+      ...rest,
+    })
+    .execute();
+  return id;
+}
+
+export function getJob(env: Env, id: string): Promise<Selectable<JobTable>> {
+  return env.store.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+export function pathsOf(env: Env, id: string): JobPaths {
+  return jobPaths(env.config.dataDir, env.workspaceId, id);
+}
+
+export function stdoutOf(env: Env, id: string): string {
+  try {
+    return readFileSync(path.join(pathsOf(env, id).logs, 'stdout.txt'), 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** Polls until check answers a value other than undefined/false, or fails after timeoutMs. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+export async function waitForStatus(env: Env, id: string, statuses: JobStatus[], timeoutMs = 15_000): Promise<Selectable<JobTable>> {
+  return waitFor(
+    `job ${id} to be ${statuses.join(' or ')}`,
+    async () => {
+      const job = await getJob(env, id);
+      return statuses.includes(job.status as JobStatus) ? job : undefined;
+    },
+    timeoutMs,
+  ).catch(async (e: Error) => {
+    const job = await getJob(env, id);
+    throw new Error(`${e.message}; it is ${job.status} (${job.status_message ?? ''}); log:\n${stdoutOf(env, id)}`);
+  });
+}
+
+export interface StatusChange {
+  from: JobStatus;
+  to: JobStatus;
+  attempt: number;
+}
+
+export async function statusHistory(env: Env, id: string): Promise<StatusChange[]> {
+  const { rows } = await sql<{ from_status: JobStatus; to_status: JobStatus; attempt: number }>`
+    select from_status, to_status, attempt from test_status_log where job_id = ${id} order by seq`.execute(env.store.db);
+  return rows.map((r) => ({ from: r.from_status, to: r.to_status, attempt: Number(r.attempt) }));
+}
+
+/** Every status change of the job was legal (job-state.ts), and it reached exactly one final status once. */
+export async function assertLegalHistory(env: Env, id: string): Promise<StatusChange[]> {
+  const history = await statusHistory(env, id);
+  for (const change of history)
+    assert.ok(canTransition(change.from, change.to), `illegal transition ${change.from} -> ${change.to} in ${JSON.stringify(history)}`);
+  const outcomes = history.filter((c) => ['completed', 'failed', 'aborted'].includes(c.to));
+  assert.equal(outcomes.length, 1, `expected one recorded outcome, got ${JSON.stringify(history)}`);
+  return history;
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
+
+describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () => {
+  let env: Env;
+  let mirror: GitMirror;
+  let commit: string;
+  before(async () => {
+    mirror = createGitMirror();
+    const repo = mirror.create('acme/pipe', { files: { 'main.nf': 'workflow { }\n', 'nextflow.config': '' } });
+    commit = repo.heads.main;
+    env = await setup({ env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) } });
+    env.scheduler().start();
+  });
+  after(async () => {
+    await env.close();
+    mirror.remove();
+  });
+
+  it('a bash job completes, with its output in logs/stdout.txt and its parameters as argv and environment', async () => {
+    const wf = await insertWorkflow(env, {
+      default_command: 'pwd; echo hello from $RUNYARD_JOB_ID; echo "env=$RUNYARD_PARAM_MY_INPUT"; printf "<%s>"',
+    });
+    const id = await insertJob(env, wf, { parameters: [{ name: 'my-input', textValue: 'a b' }] });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'completed', job.status_message ?? '');
+    assert.equal(job.exit_code, 0);
+    assert.ok(job.start_time && job.end_time && job.start_time <= job.end_time);
+    assert.equal(job.attempt, 1);
+    const out = stdoutOf(env, id);
+    assert.match(out, /^Runyard: no container runtime is configured; this job runs on the host, not in the image library\/ubuntu\.\n/);
+    assert.ok(out.includes(`hello from ${id}\n`), out);
+    assert.ok(out.endsWith('<--my-input><a b>'), out);
+    assert.ok(out.includes('env=a b\n'), out);
+    assert.ok(out.includes(`${pathsOf(env, id).work}\n`), out);
+    assert.deepEqual(
+      (await assertLegalHistory(env, id)).map((c) => c.to),
+      ['scheduled', 'initializing', 'running', 'completed'],
+    );
+    assert.deepEqual(JSON.parse(job.external_id!).backend, 'local');
+  });
+
+  it("the job's command comes from the job before the workflow's default", async () => {
+    const wf = await insertWorkflow(env, { default_command: 'echo default' });
+    const id = await insertJob(env, wf, { command: 'echo own' });
+    await waitForStatus(env, id, ['completed']);
+    assert.match(stdoutOf(env, id), /\nown\n$/);
+  });
+
+  it('a failing command fails the job with its exit code and stderr in the log', async () => {
+    const wf = await insertWorkflow(env, { default_command: 'echo oops >&2; exit 3' });
+    const id = await insertJob(env, wf);
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.exit_code, 3);
+    assert.equal(job.status_message, 'The task exited with code 3.');
+    assert.ok(stdoutOf(env, id).includes('oops\n'));
+    await assertLegalHistory(env, id);
+  });
+
+  it('a job without a command fails with a clear message', async () => {
+    const wf = await insertWorkflow(env, { default_command: '' });
+    const id = await insertJob(env, wf);
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.status_message, 'The job has no command to run.');
+    assert.deepEqual(
+      (await assertLegalHistory(env, id)).map((c) => c.to),
+      ['scheduled', 'initializing', 'failed'],
+    );
+  });
+
+  it('a nextflow job runs with the fixture: .nextflow.log, trace.txt and results, NXF_VER, profile, params file', async () => {
+    const wf = await insertWorkflow(env, {
+      workflow_type: 'nextflow',
+      repository_url: 'https://github.com/acme/pipe',
+      main_file: 'main.nf',
+      container_name: null,
+    });
+    const id = await insertJob(env, wf, {
+      revision_json: JSON.stringify({ revisionType: 'commit', commit, tag: '', branch: '' }),
+      nextflow_version: '22.10.8',
+      profile: 'test',
+      parameters: [
+        { name: 'input', textValue: 'data/*.fq' },
+        { name: 'flag', textValue: true },
+      ],
+    });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'completed', `${job.status_message}\n${stdoutOf(env, id)}`);
+    const paths = pathsOf(env, id);
+    const out = stdoutOf(env, id);
+    assert.match(out, /N E X T F L O W {2}~ {2}version 22\.10\.8/);
+    assert.ok(out.includes(`[runyard-${id}-1]`), out);
+    assert.ok(out.includes('Profile: test'));
+    assert.ok(existsSync(path.join(paths.logs, '.nextflow.log')));
+    const trace = readFileSync(path.join(paths.logs, 'trace.txt'), 'utf8').trim().split('\n');
+    assert.equal(trace.length, 3);
+    assert.match(trace[0], /^task_id\thash\t/);
+    const result = JSON.parse(readFileSync(path.join(paths.results, 'result.txt'), 'utf8'));
+    assert.deepEqual(result.params, { input: 'data/*.fq', flag: true, outdir: paths.results });
+    assert.equal(result.version, '22.10.8');
+    assert.equal(result.resume, false);
+    await assertLegalHistory(env, id);
+  });
+
+  it('a nextflow job whose pipeline fails is failed with the exit code', async () => {
+    const wf = await insertWorkflow(env, {
+      workflow_type: 'nextflow',
+      repository_url: 'https://github.com/acme/pipe',
+      main_file: 'main.nf',
+    });
+    const id = await insertJob(env, wf, { revision_json: JSON.stringify({ commit }), parameters: [{ name: 'fail', textValue: true }] });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.exit_code, 1);
+    assert.match(stdoutOf(env, id), /ERROR ~ Error executing process/);
+  });
+
+  it('a nextflow job with no nextflow binary fails with a clear message', async () => {
+    const s = env.scheduler({ config: { ...env.config, taskPath: '/usr/bin:/bin', nextflowBin: '' } });
+    // This scheduler alone must see the job: a queue of its own is not needed, the other one just must not take it first.
+    await Promise.all(env.schedulers.slice(0, -1).map((other) => other.stop()));
+    s.start();
+    const wf = await insertWorkflow(env, {
+      workflow_type: 'nextflow',
+      repository_url: 'https://github.com/acme/pipe',
+      main_file: 'main.nf',
+    });
+    const id = await insertJob(env, wf, { revision_json: JSON.stringify({ commit }) });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'failed');
+    assert.equal(
+      job.status_message,
+      'Nextflow was not found: there is no nextflow executable on the task PATH and RUNYARD_NEXTFLOW_BIN is not set.',
+    );
+    assert.equal(job.exit_code, null);
+    await assertLegalHistory(env, id);
+  });
+
+  it('a WDL job is stored but fails: WDL jobs are not run yet', async () => {
+    const wf = await insertWorkflow(env, { workflow_type: 'wdl' });
+    const id = await insertJob(env, wf);
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status_message, 'WDL jobs are not run yet.');
+    assert.equal((await getJob(env, id)).status, 'failed');
+  });
+});
