@@ -48,6 +48,7 @@ export class LocalExecutor implements Executor {
   async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
     mkdirSync(control.dir, { recursive: true });
     mkdirSync(path.dirname(task.logFile), { recursive: true });
+    mkdirSync(task.cwd, { recursive: true });
     const log = openSync(task.logFile, 'a', 0o644);
     let child: ChildProcess;
     try {
@@ -88,8 +89,15 @@ export class LocalExecutor implements Executor {
   async wait(control: AttemptControl, stored: ExternalId, signal?: AbortSignal): Promise<TaskEnd> {
     const id = this.localId(stored);
     const own = this.children.get(id.pid);
-    if (own && readProcStat(id.pid)?.startTime === id.startTime) await abortable(own.ended, signal);
-    else while (isRunning(id.pid, id.startTime)) await sleep(this.pollMs, undefined, { signal });
+    if (own && readProcStat(id.pid)?.startTime === id.startTime) {
+      // Someone waits for the task: it keeps this process alive meanwhile (and only meanwhile).
+      own.child.ref();
+      try {
+        await abortable(own.ended, signal);
+      } finally {
+        own.child.unref();
+      }
+    } else while (isRunning(id.pid, id.startTime)) await sleep(this.pollMs, undefined, { signal });
     signal?.throwIfAborted();
     return this.ended(control, id);
   }

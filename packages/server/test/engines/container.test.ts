@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { loadConfig } from '../../src/config.js';
+import { containerEngine } from '../../src/engines/container.js';
+import { EngineError } from '../../src/engines/engine.js';
+import { parameterEnvName } from '../../src/engines/parameters.js';
+import { engineFor } from '../../src/engines/registry.js';
+import { LocalExecutor } from '../../src/executors/local.js';
+import { jobRow, pathsFor, workflowRow } from './rows.js';
+
+const config = loadConfig({ RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-cfg-')), PATH: process.env.PATH });
+
+/** A directory holding a fake container runtime named `name`. */
+function fakeRuntime(name: string): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-rt-'));
+  writeFileSync(path.join(dir, name), '#!/bin/sh\nexit 0\n');
+  chmodSync(path.join(dir, name), 0o755);
+  return dir;
+}
+
+describe('container engine', () => {
+  it('runs bash -c "<command> \\"$@\\"" with <prefix><name>, <value> argv entries and RUNYARD_PARAM_* variables, on the host by default', async () => {
+    const paths = pathsFor();
+    const job = jobRow({
+      command: 'echo hi',
+      params: [
+        { name: 'a', textValue: 1 },
+        { name: 'b', prefix: '-', textValue: 'x y' },
+        { name: 'c-d', prefix: '', textValue: true },
+      ],
+    });
+    const task = await containerEngine.prepare(job, workflowRow(), paths, config);
+    assert.deepEqual(task.argv, ['bash', '-c', 'echo hi "$@"', 'runyard-job', '--a', '1', '-b', 'x y', 'c-d', 'true']);
+    assert.deepEqual(task.env, {
+      PATH: process.env.PATH,
+      HOME: paths.work,
+      RUNYARD_JOB_ID: job.id,
+      RUNYARD_RESULTS_DIR: paths.results,
+      RUNYARD_PARAM_A: '1',
+      RUNYARD_PARAM_B: 'x y',
+      RUNYARD_PARAM_C_D: 'true',
+    });
+    assert.equal(task.cwd, paths.work);
+    assert.equal(task.logFile, path.join(paths.logs, 'stdout.txt'));
+    assert.deepEqual(task.preamble, [
+      'Runyard: no container runtime is configured; this job runs on the host, not in the image library/ubuntu.',
+    ]);
+  });
+
+  it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {
+    const task = await containerEngine.prepare(jobRow(), workflowRow({ default_command: 'ls' }), pathsFor(), config);
+    assert.equal(task.argv[2], 'ls "$@"');
+    await assert.rejects(
+      containerEngine.prepare(jobRow(), workflowRow(), pathsFor(), config),
+      new EngineError('The job has no command to run.'),
+    );
+  });
+
+  it('runs in the image with the configured runtime when it is on the task PATH; values stay out of the runtime options', async () => {
+    const dir = fakeRuntime('docker');
+    const paths = pathsFor();
+    const task = await containerEngine.prepare(
+      jobRow({ command: 'run.sh', params: [{ name: 'secret', textValue: 's3cr3t' }] }),
+      workflowRow({ container_name: 'quay.io/org/tool:1.0' }),
+      paths,
+      { ...config, containerRuntime: 'docker', taskPath: dir },
+    );
+    const image = task.argv.indexOf('quay.io/org/tool:1.0');
+    assert.equal(task.argv[0], path.join(dir, 'docker'));
+    assert.deepEqual(task.argv.slice(1, 3), ['run', '--rm']);
+    const options = task.argv.slice(0, image);
+    assert.ok(options.join(' ').includes(`-v ${paths.work}:${paths.work} -v ${paths.results}:${paths.results} -w ${paths.work}`));
+    assert.ok(options.join(' ').includes('-e RUNYARD_PARAM_SECRET'));
+    assert.ok(!options.some((o) => o.includes('s3cr3t')));
+    assert.deepEqual(task.argv.slice(image + 1), ['bash', '-c', 'run.sh "$@"', 'runyard-job', '--secret', 's3cr3t']);
+    assert.equal(task.env.RUNYARD_PARAM_SECRET, 's3cr3t');
+    assert.deepEqual(task.preamble, []);
+  });
+
+  it('a configured runtime that is not on the task PATH: the job runs on the host and its log says so', async () => {
+    const task = await containerEngine.prepare(jobRow({ command: 'x' }), workflowRow(), pathsFor(), {
+      ...config,
+      containerRuntime: 'podman',
+      taskPath: mkdtempSync(path.join(os.tmpdir(), 'runyard-empty-')),
+    });
+    assert.equal(task.argv[0], 'bash');
+    assert.equal(
+      task.preamble?.[0],
+      'Runyard: the container runtime podman is not on the task PATH; this job runs on the host, not in the image library/ubuntu.',
+    );
+  });
+
+  it('refuses an image name that a runtime could read as an option', async () => {
+    const cfg = { ...config, containerRuntime: 'docker' as const, taskPath: fakeRuntime('docker') };
+    await assert.rejects(
+      containerEngine.prepare(jobRow({ command: 'x' }), workflowRow({ container_name: '--privileged' }), pathsFor(), cfg),
+      EngineError,
+    );
+  });
+
+  it('refuses a parameter holding a NUL character', async () => {
+    await assert.rejects(
+      containerEngine.prepare(jobRow({ command: 'x', params: [{ name: 'a', textValue: 'x\0y' }] }), workflowRow(), pathsFor(), config),
+      /NUL/,
+    );
+  });
+
+  it('names each variable RUNYARD_PARAM_<NAME>: uppercased, other characters as _', () => {
+    assert.equal(parameterEnvName('my-input.file'), 'RUNYARD_PARAM_MY_INPUT_FILE');
+    assert.equal(parameterEnvName('x;touch m'), 'RUNYARD_PARAM_X_TOUCH_M');
+  });
+
+  it('T10: values with ; $() backticks newlines a leading - and quotes reach the job exactly; no marker file appears', async () => {
+    const paths = pathsFor();
+    for (const dir of [paths.work, paths.logs, paths.results]) mkdirSync(dir, { recursive: true });
+    const marker = path.join(paths.work, 'MARK');
+    const values = [
+      `a; touch ${marker}`,
+      `$(touch ${marker})`,
+      `\`touch ${marker}\``,
+      `x\ntouch ${marker}`,
+      '-n',
+      '--version',
+      `"'"`,
+      `'; touch ${marker}; '`,
+      '$HOME',
+      '*',
+    ];
+    const params = values.map((v, i) => ({ name: `p${i}`, textValue: v }));
+    params.push({ name: `q;touch ${marker}`, textValue: 'name' });
+    process.env.RUNYARD_TEST_CANARY = 'canary-secret-value';
+    const task = await containerEngine.prepare(
+      jobRow({ command: 'env -0 > env.bin; printf "%s\\0" > args.bin', params }),
+      workflowRow(),
+      paths,
+      config,
+    );
+    const control = { dir: paths.control, attempt: 1 };
+    const executor = new LocalExecutor();
+    const end = await executor.wait(control, await executor.launch(task, control));
+    assert.deepEqual(end, { state: 'exited', exitCode: 0 }, readFileSync(task.logFile, 'utf8'));
+    const args = readFileSync(path.join(paths.work, 'args.bin'), 'utf8').split('\0').slice(0, -1);
+    assert.deepEqual(args, [...values.flatMap((v, i) => [`--p${i}`, v]), `--q;touch ${marker}`, 'name']);
+    const env = Object.fromEntries(
+      readFileSync(path.join(paths.work, 'env.bin'), 'utf8')
+        .split('\0')
+        .slice(0, -1)
+        .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+    );
+    values.forEach((v, i) => assert.equal(env[`RUNYARD_PARAM_P${i}`], v));
+    assert.equal(env[parameterEnvName(`q;touch ${marker}`)], 'name');
+    assert.ok(!existsSync(marker), 'a marker file appeared');
+    assert.deepEqual(readdirSync(paths.work).sort(), ['args.bin', 'env.bin']);
+    // T11: nothing of the server's environment reaches the task.
+    assert.equal(env.RUNYARD_TEST_CANARY, undefined);
+    assert.ok(!Object.values(env).includes('canary-secret-value'));
+    delete process.env.RUNYARD_TEST_CANARY;
+  });
+
+  it('the registry answers an engine per workflow type, and refuses other types', async () => {
+    assert.equal(engineFor('docker'), containerEngine);
+    await assert.rejects(
+      engineFor('wdl').prepare(jobRow(), workflowRow(), pathsFor(), config),
+      new EngineError('WDL jobs are not run yet.'),
+    );
+    assert.throws(() => engineFor('toString'), EngineError);
+  });
+});

@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadConfig, type Config } from '../../src/config.js';
+import { EngineError } from '../../src/engines/engine.js';
+import { nextflowEngine } from '../../src/engines/nextflow.js';
+import { LocalExecutor } from '../../src/executors/local.js';
+import { groupMembers } from '../../src/executors/proc.js';
+import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { FIXTURE_BIN } from '../scheduler/helpers.js';
+import { jobRow, pathsFor, workflowRow } from './rows.js';
+
+describe('nextflow engine', { timeout: 60_000 }, () => {
+  let mirror: GitMirror;
+  let commit: string;
+  let config: Config;
+  const workflow = () =>
+    workflowRow({ workflow_type: 'nextflow', repository_url: 'https://github.com/acme/pipe', main_file: 'pipelines/main.nf' });
+  before(() => {
+    mirror = createGitMirror();
+    commit = mirror.create('acme/pipe', { files: { 'pipelines/main.nf': 'workflow { }\n', 'README.md': 'x' } }).heads.main;
+    config = loadConfig({
+      RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-nf-')),
+      RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
+      RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+    });
+  });
+  after(() => mirror.remove());
+
+  const job = (values: Parameters<typeof jobRow>[0] = {}) =>
+    jobRow({
+      workflow_type: 'nextflow',
+      revision_json: JSON.stringify({ revisionType: 'branch', commit, branch: 'main', tag: '' }),
+      ...values,
+    });
+
+  it('materialises the commit and launches nextflow run with the params file, work dir, trace, name, profile and NXF_VER', async () => {
+    const paths = pathsFor(config.dataDir);
+    const row = job({
+      nextflow_version: '22.10.8',
+      profile: 'test,docker',
+      params: [
+        { name: 'reads', textValue: 's3://b/*.fq' },
+        { name: 'n', textValue: 3 },
+      ],
+    });
+    const task = await nextflowEngine.prepare(row, workflow(), paths, config);
+    const src = path.join(paths.control, 'src');
+    const paramsFile = path.join(paths.control, 'params-1.json');
+    assert.deepEqual(task.argv, [
+      path.join(FIXTURE_BIN, 'nextflow'),
+      '-log',
+      path.join(paths.logs, '.nextflow.log'),
+      'run',
+      path.join(src, 'pipelines/main.nf'),
+      '-params-file',
+      paramsFile,
+      '-work-dir',
+      paths.work,
+      '-with-trace',
+      path.join(paths.logs, 'trace.txt'),
+      '-name',
+      `runyard-${row.id}-1`,
+      '-profile',
+      'test,docker',
+    ]);
+    assert.equal(readFileSync(path.join(src, 'pipelines/main.nf'), 'utf8'), 'workflow { }\n');
+    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, outdir: paths.results });
+    assert.equal(statSync(paramsFile).mode & 0o777, 0o600);
+    assert.equal(task.env.NXF_VER, '22.10.8');
+    assert.equal(task.env.HOME, paths.work);
+    assert.equal(task.cwd, paths.work);
+    assert.equal(task.logFile, path.join(paths.logs, 'stdout.txt'));
+  });
+
+  it('keeps an outdir the job gives; a resumable job re-run as a later attempt gets -resume', async () => {
+    const paths = pathsFor(config.dataDir);
+    const task = await nextflowEngine.prepare(
+      job({ attempt: 2, resumable: 1, params: [{ name: 'outdir', textValue: 'mine' }] }),
+      workflow(),
+      paths,
+      config,
+    );
+    assert.equal(task.argv.at(-1), '-resume');
+    assert.ok(task.argv.includes(`runyard-${jobRow().id}-2`));
+    assert.equal(JSON.parse(readFileSync(path.join(paths.control, 'params-2.json'), 'utf8')).outdir, 'mine');
+    assert.equal(task.env.NXF_VER, undefined);
+  });
+
+  it('T11: parameter values are in the params file only, never on the command line of the running task', async () => {
+    const paths = pathsFor(config.dataDir);
+    const task = await nextflowEngine.prepare(
+      job({
+        params: [
+          { name: 'token', textValue: 'canary-param-secret' },
+          { name: 'sleep', textValue: 1 },
+        ],
+      }),
+      workflow(),
+      paths,
+      config,
+    );
+    assert.ok(!task.argv.join(' ').includes('canary-param-secret'));
+    const control = { dir: paths.control, attempt: 1 };
+    const executor = new LocalExecutor();
+    const id = await executor.launch(task, control);
+    await new Promise((r) => setTimeout(r, 300));
+    const cmdlines = [readFileSync(`/proc/${String(id.pid)}/cmdline`, 'utf8')];
+    for (const pid of groupMembers(id.pid as number)) {
+      try {
+        cmdlines.push(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        // ended meanwhile
+      }
+    }
+    assert.ok(cmdlines.length >= 2);
+    for (const c of cmdlines) assert.ok(!c.includes('canary-param-secret'), c);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    assert.ok(existsSync(path.join(paths.results, 'result.txt')));
+  });
+
+  it('a missing nextflow binary fails with a clear message', async () => {
+    const noNextflow = { ...config, taskPath: '/usr/bin:/bin' };
+    await assert.rejects(
+      nextflowEngine.prepare(job(), workflow(), pathsFor(), noNextflow),
+      new EngineError('Nextflow was not found: there is no nextflow executable on the task PATH and RUNYARD_NEXTFLOW_BIN is not set.'),
+    );
+    await assert.rejects(
+      nextflowEngine.prepare(job(), workflow(), pathsFor(), { ...noNextflow, nextflowBin: '/nonexistent/nextflow' }),
+      new EngineError('Nextflow was not found: RUNYARD_NEXTFLOW_BIN is /nonexistent/nextflow, which is not an executable file.'),
+    );
+  });
+
+  it('RUNYARD_NEXTFLOW_BIN wins over the task PATH', async () => {
+    const bin = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-nfbin-')), 'nf');
+    writeFileSync(bin, '#!/bin/sh\n');
+    chmodSync(bin, 0o755);
+    const task = await nextflowEngine.prepare(job(), workflow(), pathsFor(config.dataDir), { ...config, nextflowBin: bin });
+    assert.equal(task.argv[0], bin);
+  });
+
+  it('refuses a main file outside the repository, a job without a resolved commit, and an unknown commit', async () => {
+    await assert.rejects(
+      nextflowEngine.prepare(job(), workflowRow({ ...workflow(), main_file: '../../etc/passwd' }), pathsFor(config.dataDir), config),
+      /not inside its repository/,
+    );
+    await assert.rejects(
+      nextflowEngine.prepare(job({ revision_json: '{}' }), workflow(), pathsFor(config.dataDir), config),
+      /no resolved commit/,
+    );
+    await assert.rejects(
+      nextflowEngine.prepare(
+        job({ revision_json: JSON.stringify({ commit: 'f'.repeat(40) }) }),
+        workflow(),
+        pathsFor(config.dataDir),
+        config,
+      ),
+      /could not be fetched at commit f{40}/,
+    );
+  });
+});
