@@ -5,11 +5,19 @@ import { getJob, getRequestPayload, listJobs, setJobsArchived } from '../service
 import { createQueue, listAllQueues, listQueues } from '../services/queues.js';
 
 export const jobHandlers: Handlers = {
-  jobSubmit: async (req, { db, config }) => submitJob(db, config, req.ctx, req.body),
+  jobSubmit: async (req, { db, config, scheduler }) => {
+    const reply = await submitJob(db, config, req.ctx, req.body);
+    scheduler?.wake();
+    return reply;
+  },
   jobList: async (req, { db, config }) => listJobs(db, config.dataDir, req.ctx, req.query),
   jobGet: async (req, { db, config }) => getJob(db, config.dataDir, req.user!, req.params.id, req.query.teamId),
   jobRequestPayload: async (req, { db }) => getRequestPayload(db, req.ctx, req.params.id),
-  jobAbort: async (req, { db }) => abortJob(db, req.ctx, req.params.id, req.query.forceAbort === true),
+  jobAbort: async (req, { db, scheduler }) => {
+    const reply = await abortJob(db, req.ctx, req.params.id, req.query.forceAbort === true);
+    scheduler?.wake();
+    return reply;
+  },
   jobArchive: async (req, { db }) => setJobsArchived(db, req.ctx, req.body),
   queueList: async (req, { db }) => listQueues(db, req.ctx.workspaceId, false),
   systemQueueList: async (req, { db }) => listQueues(db, req.ctx.workspaceId, true),
