@@ -1,10 +1,22 @@
-import type { BranchesReply, Project, UserMe, Workflow } from '@runyard/contract';
+import type { BranchesReply, JobQueue, Project, UserMe, Workflow } from '@runyard/contract';
 import { AdminClient } from './admin.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
 import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
 import * as users from './users.js';
 import * as workflows from './workflows.js';
+import { abortJob } from './jobs-api/abort.js';
+import { archiveJobs, checkJobsArchiveStatus, unarchiveJobs, type ArchiveStatusCheck } from './jobs-api/archive.js';
+import { cloneOrResumeJob, type CloneOrResumeOptions } from './jobs-api/clone.js';
+import { JobHandle } from './jobs-api/job-handle.js';
+import { getJobList, type JobListOptions, type JobListResult } from './jobs-api/job-list.js';
+import { getFieldFromJobsEndpoint, getJobRequestPayload, getJobStatus } from './jobs-api/job-read.js';
+import { processJobList, reorderJobList, saveJobListToCsv } from './jobs-api/job-table.js';
+import { fetchJobQueueId, getJobQueues, type FetchJobQueueIdOptions, type JobQueueListOptions } from './jobs-api/queues.js';
+import { sendJob, type SendJobOptions } from './jobs-api/send-job.js';
+import type { JobDocument } from './jobs-api/types.js';
+import { waitJobCompletion, type JobCompletion, type WaitOptions } from './jobs-api/wait.js';
+import type { Table } from './table.js';
 
 export interface ClientOptions {
   /** Base URL of the server; may carry a path prefix and a trailing slash. */
@@ -123,6 +135,86 @@ export class RunyardClient {
 
   unarchiveWorkflow(workspaceId: string, workflowId: string): Promise<Workflow> {
     return workflows.archiveWorkflow(this.transport, workspaceId, workflowId, false);
+  }
+
+  /** send_job: resolves names, builds the body and submits the job; the new job's id. */
+  sendJob(options: SendJobOptions): Promise<string> {
+    return sendJob(this.transport, options);
+  }
+
+  /** get_job_status: the job document (`teamId=None` without a workspace). */
+  getJobStatus(jobId: string, workspaceId?: string | null): Promise<JobDocument> {
+    return getJobStatus(this.transport, jobId, workspaceId);
+  }
+
+  getJobRequestPayload(jobId: string, workspaceId: string): Promise<Record<string, unknown>> {
+    return getJobRequestPayload(this.transport, jobId, workspaceId);
+  }
+
+  getFieldFromJobsEndpoint(jobId: string, field: string, workspaceId: string): Promise<unknown> {
+    return getFieldFromJobsEndpoint(this.transport, jobId, field, workspaceId);
+  }
+
+  abortJob(jobId: string, workspaceId: string, force = false): Promise<unknown> {
+    return abortJob(this.transport, jobId, workspaceId, force);
+  }
+
+  archiveJobs(jobIds: string[], workspaceId: string): Promise<unknown> {
+    return archiveJobs(this.transport, jobIds, workspaceId);
+  }
+
+  unarchiveJobs(jobIds: string[], workspaceId: string): Promise<unknown> {
+    return unarchiveJobs(this.transport, jobIds, workspaceId);
+  }
+
+  /** Which ids need archiving (target true) or unarchiving (false), which are already so, which are invalid. */
+  checkJobsArchiveStatus(
+    jobIds: string[],
+    workspaceId: string,
+    targetArchivedState: boolean,
+    verbose = false,
+    log?: (message: string) => void,
+  ): Promise<ArchiveStatusCheck> {
+    return checkJobsArchiveStatus(this.transport, jobIds, workspaceId, targetArchivedState, verbose, log);
+  }
+
+  /** Polls the job until it finishes or `waitTime` seconds pass: `{name, id, status}`. */
+  waitJobCompletion(jobId: string, workspaceId: string, options?: WaitOptions): Promise<JobCompletion> {
+    return waitJobCompletion(this.transport, jobId, workspaceId, options);
+  }
+
+  getJobList(workspaceId: string, options?: JobListOptions): Promise<JobListResult> {
+    return getJobList(this.transport, workspaceId, options);
+  }
+
+  getJobQueues(workspaceId: string, options?: JobQueueListOptions): Promise<JobQueue[]> {
+    return getJobQueues(this.transport, workspaceId, options);
+  }
+
+  fetchJobQueueId(workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {
+    return fetchJobQueueId(this.transport, workspaceId, options);
+  }
+
+  /** clone_or_resume_job: the new job's id. */
+  cloneOrResumeJob(options: CloneOrResumeOptions): Promise<string> {
+    return cloneOrResumeJob(this.transport, options);
+  }
+
+  processJobList(jobs: JobDocument[], allFields = false): Table {
+    return processJobList(jobs, allFields);
+  }
+
+  reorderJobList(table: Table): Table {
+    return reorderJobList(table);
+  }
+
+  saveJobListToCsv(jobs: JobDocument[], filename = 'my_jobs.csv', allFields = false): Promise<{ filename: string; rows: number }> {
+    return saveJobListToCsv(jobs, filename, allFields);
+  }
+
+  /** One job of a workspace: `status()`, `wait()`, `abort()`, `payload()`. */
+  job(jobId: string, workspaceId: string): JobHandle {
+    return new JobHandle(this.transport, jobId, workspaceId);
   }
 
   /** Frees pooled connections. */

@@ -61,3 +61,22 @@ export {
   type CloneOverrides,
   type ClonedPayload,
 } from './jobs/clone-overrides.js';
+export { type JobDocument, type JobPaginationMetadata, type WarningSink, FINISHED_JOB_STATUSES } from './jobs-api/types.js';
+export { archivalTimestamp, type ArchiveStatusCheck } from './jobs-api/archive.js';
+export { type WaitOptions, type JobCompletion } from './jobs-api/wait.js';
+export { JOB_LIST_STATUSES, MAX_JOB_LIST_PAGE_SIZE, type JobListOptions, type JobListResult } from './jobs-api/job-list.js';
+export { findQueueByName, queueId, type JobQueueListOptions, type FetchJobQueueIdOptions } from './jobs-api/queues.js';
+export { fixPayloadBooleans, JOB_BODY_TEXT_FIELDS } from './jobs-api/payload-booleans.js';
+export { type SendJobOptions } from './jobs-api/send-job.js';
+export { revisionFromJob, type CloneOrResumeOptions } from './jobs-api/clone.js';
+export {
+  processJobList,
+  reorderJobList,
+  saveJobListToCsv,
+  formatJobTime,
+  formatRunTime,
+  JOB_COLUMNS,
+  JOB_COLUMN_TITLES,
+  JOB_CSV_ORDER,
+} from './jobs-api/job-table.js';
+export { JobHandle } from './jobs-api/job-handle.js';
