@@ -21,10 +21,10 @@ export function flatten(value: Record<string, unknown>, prefix = '', out: Record
 export function toTable(items: object[], columns: readonly string[], allFields = false): Table {
   const flat = items.map((i) => flatten(i as Record<string, unknown>));
   if (!allFields) return { columns: [...columns], rows: flat.map((r) => Object.fromEntries(columns.map((c) => [c, r[c]]))) };
-  const all: string[] = [];
-  const seen = new Set<string>();
-  for (const r of flat) for (const k of Object.keys(r)) if (!seen.has(k)) seen.add(k), all.push(k);
-  return { columns: all, rows: flat };
+  // A Set keeps insertion order: the columns in order of first appearance.
+  const all = new Set<string>();
+  for (const r of flat) for (const k of Object.keys(r)) all.add(k);
+  return { columns: [...all], rows: flat };
 }
 
 function cellText(v: unknown): string {

@@ -20,11 +20,18 @@ const FULL_SHA = /^[0-9a-f]{40}$/;
  * Container workflows have an image instead: `{digest, tag}`.
  */
 export async function resolveRevision(config: Config, workflow: WorkflowRow, requested: JobSubmitBody['revision']): Promise<ResolvedRevision> {
-  const commit = requested?.commit || null;
-  const tag = requested?.tag || null;
-  const branch = requested?.branch || null;
+  // A revisionType names the field to use (a cloned job's revision carries its branch and the
+  // commit it resolved to); without one, only one of commit, tag and branch may be given.
+  const type = requested?.revisionType;
+  if (type && !['commit', 'tag', 'branch', 'digest'].includes(type)) {
+    throw new AppError('VALIDATION_FAILED', `revision.revisionType must be commit, tag or branch, not "${type}".`);
+  }
+  const pick = (field: 'commit' | 'tag' | 'branch') => (!type || type === field ? requested?.[field] || null : null);
+  const commit = pick('commit');
+  const tag = pick('tag');
+  const branch = pick('branch');
   if ([commit, tag, branch].filter(Boolean).length > 1) {
-    throw new AppError('VALIDATION_FAILED', 'revision: give only one of commit, tag and branch.');
+    throw new AppError('VALIDATION_FAILED', 'revision: give only one of commit, tag and branch, or say which in revisionType.');
   }
   if (workflow.workflow_type === 'docker') {
     const image = workflow.container_name ?? '';

@@ -53,6 +53,9 @@ describe('job submission (POST /api/v2/jobs)', () => {
     assert.equal((await revisionOf({ revisionType: 'branch', branch: 'dev', tag: null, commit: null })).revision.commit, w.heads.dev);
     assert.deepEqual((await revisionOf({ revisionType: 'tag', tag: 'v1.0', branch: null, commit: null })).revision, { revisionType: 'tag', commit: w.heads.main, tag: 'v1.0', branch: null });
     assert.equal((await revisionOf({ revisionType: 'commit', commit: w.heads.dev })).revision.commit, w.heads.dev);
+    // A cloned job's revision names the branch and the commit it resolved to; revisionType decides.
+    const cloned = await revisionOf({ revisionType: 'branch', branch: 'dev', commit: w.heads.main, tag: null });
+    assert.deepEqual(cloned.revision, { revisionType: 'branch', commit: w.heads.dev, tag: null, branch: 'dev' });
   });
 
   it('refuses bad submissions with a 4xx naming the problem, and creates nothing', async () => {
@@ -61,6 +64,7 @@ describe('job submission (POST /api/v2/jobs)', () => {
     const foreignQueue = (await call(w.s, 'GET', `/api/v1/teams/aws/v2/job-queues?teamId=${other.workspaceId}`, undefined, other.apikey)).json()[0].id;
     const cases: [unknown, number, string, RegExp][] = [
       [nextflowBody(w, { revision: { commit: w.heads.main, branch: 'main' } }), 400, 'VALIDATION_FAILED', /only one of commit, tag and branch/],
+      [nextflowBody(w, { revision: { revisionType: 'sideways', branch: 'main' } }), 400, 'VALIDATION_FAILED', /revisionType/],
       [nextflowBody(w, { revision: { branch: 'nope' } }), 400, 'VALIDATION_FAILED', /Branch "nope"/],
       [nextflowBody(w, { revision: { tag: 'v9' } }), 400, 'VALIDATION_FAILED', /Tag "v9"/],
       [nextflowBody(w, { revision: { commit: 'abc123' } }), 400, 'VALIDATION_FAILED', /full 40-character/],
