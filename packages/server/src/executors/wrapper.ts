@@ -17,6 +17,9 @@ export const WRAPPER_SCRIPT = [
   'set -f',
   't=$(f $s)',
   'set +f',
+  // A graceful stop signals the whole group: the task decides what SIGTERM means, the wrapper
+  // outlives it to record its exit (the no-op handler is reset to the default in the task).
+  "trap ':' TERM INT HUP",
   'printf \'%s %s\\n\' "$$" "$t" > "$p.tmp" && command -p mv -f "$p.tmp" "$p" || exit 125',
   '"$@"',
   'c=$?',

@@ -85,6 +85,8 @@ export class AttemptRunner {
       await settle(this.ctx, this.ref, { status: 'aborted' });
       return null;
     }
+    // Aborted outright while it was prepared: nothing to launch.
+    if (current.status !== 'initializing') return null;
     let id: ExternalId;
     try {
       id = await this.executor.launch(task, this.control);

@@ -36,7 +36,8 @@ export function newSchedulerId(): string {
  * enforce cost limits, claim queued jobs up to each queue's concurrency. A pass runs every
  * schedulerPollMs (how other replicas' submissions are seen) and at once on wake() (how this
  * process's submissions and aborts are). A heartbeat renews the leases of the jobs it runs
- * every third of the lease. stop() leaves running tasks running; the next scheduler reattaches.
+ * every third of the lease. A started scheduler keeps the process alive until stop(), which
+ * leaves running tasks running; the next scheduler reattaches to them.
  */
 export class Scheduler {
   readonly id: string;
@@ -70,7 +71,6 @@ export class Scheduler {
     this.started = true;
     this.ctx.log = log;
     this.heartbeat = setInterval(() => this.renew(), Math.max(50, Math.floor(this.ctx.config.schedulerLeaseMs / 3)));
-    this.heartbeat.unref();
     this.wake();
   }
 
@@ -118,7 +118,6 @@ export class Scheduler {
     this.passing = null;
     if (!this.stopping.signal.aborted) {
       this.timer = setTimeout(() => this.wake(), this.ctx.config.schedulerPollMs);
-      this.timer.unref();
     }
   }
 

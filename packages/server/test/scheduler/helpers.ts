@@ -11,13 +11,14 @@ import { migrateToLatest } from '../../src/store/migrate.js';
 import type { JobTable, WorkflowTable } from '../../src/store/schema.js';
 import { canTransition } from '../../src/scheduler/job-state.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
-import { Scheduler } from '../../src/scheduler/scheduler.js';
+import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 
 /** test/fixtures/bin: the fixture nextflow. */
 export const FIXTURE_BIN = path.resolve(import.meta.dirname, '../../../../test/fixtures/bin');
 
 export interface Env {
+  databaseUrl: string;
   store: Store;
   config: Config;
   workspaceId: string;
@@ -28,7 +29,9 @@ export interface Env {
   scratch: string;
   schedulers: Scheduler[];
   /** A scheduler on this database (stopped by close()). */
-  scheduler(options?: { id?: string; config?: Config }): Scheduler;
+  scheduler(options?: Partial<SchedulerOptions>): Scheduler;
+  /** Stops every scheduler so far as a crash would (leases kept). */
+  stopSchedulers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -72,7 +75,8 @@ async function installStatusLog(store: Store): Promise<void> {
 /** A fresh database (SQLite, or PostgreSQL with RUNYARD_TEST_DATABASE_URL) with a user, workspace, project and local queue. */
 export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: number } = {}): Promise<Env> {
   const config = testConfig(options.env);
-  const store = openStore(await freshDatabaseUrl());
+  const databaseUrl = await freshDatabaseUrl();
+  const store = openStore(databaseUrl);
   await migrateToLatest(store.db);
   await installStatusLog(store);
   const now = isoNow();
@@ -102,6 +106,7 @@ export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: nu
   const schedulers: Scheduler[] = [];
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-scratch-'));
   return {
+    databaseUrl,
     store,
     config,
     workspaceId,
@@ -110,10 +115,13 @@ export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: nu
     queueId,
     scratch,
     schedulers,
-    scheduler(o = {}) {
-      const s = new Scheduler({ store, config: o.config ?? config, ...(o.id && { id: o.id }) });
+    scheduler(options = {}) {
+      const s = new Scheduler({ store, config, ...options });
       schedulers.push(s);
       return s;
+    },
+    async stopSchedulers() {
+      for (const s of schedulers) await s.stop({ releaseLeases: false });
     },
     async close() {
       for (const s of schedulers) await s.stop({ releaseLeases: false });

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { newObjectId } from '@runyard/contract';
+import type { Executor, ExternalId } from '../../src/executors/executor.js';
+import { ACTIVE_STATUSES } from '../../src/scheduler/job-state.js';
+import { assertLegalHistory, getJob, insertJob, insertQueue, insertWorkflow, setup, statusHistory, waitFor, type Env } from './helpers.js';
+
+/** The most intervals [start, end) open at one time. */
+function maxOverlap(intervals: [number, number][]): number {
+  const events = intervals.flatMap(([s, e]) => [
+    [s, 1],
+    [e, -1],
+  ]);
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let max = 0;
+  for (const [, d] of events) max = Math.max(max, (open += d));
+  return max;
+}
+
+describe('scheduler: queue concurrency', { timeout: 60_000 }, () => {
+  let env: Env;
+  before(async () => {
+    env = await setup();
+  });
+  after(() => env.close());
+  afterEach(() => env.stopSchedulers());
+
+  /** Jobs that record when they start and end (ns clock) in a log of their own. */
+  async function timedJobs(queueId: string, count: number, seconds: number): Promise<{ ids: string[]; log: string }> {
+    const log = path.join(env.scratch, `times-${queueId}`);
+    const wf = await insertWorkflow(env, {
+      default_command: `echo "$RUNYARD_JOB_ID start $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; sleep ${seconds}; echo "$RUNYARD_JOB_ID end $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; true`,
+    });
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++)
+      ids.push(await insertJob(env, wf, { queue_id: queueId, parameters: [{ name: 'log', textValue: log }] }));
+    return { ids, log };
+  }
+
+  function intervals(log: string): [number, number][] {
+    const times = new Map<string, [number, number]>();
+    for (const line of readFileSync(log, 'utf8').trim().split('\n')) {
+      const [id, what, ns] = line.split(' ');
+      const t = times.get(id) ?? [0, 0];
+      t[what === 'start' ? 0 : 1] = Number(BigInt(ns) / 1000n) / 1000;
+      times.set(id, t);
+    }
+    return [...times.values()];
+  }
+
+  async function allCompleted(ids: string[], activeSeen: number[], queueId: string): Promise<void> {
+    await waitFor(
+      'every job to complete',
+      async () => {
+        const { n } = await env.store.db
+          .selectFrom('jobs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('queue_id', '=', queueId)
+          .where('status', 'in', ACTIVE_STATUSES)
+          .executeTakeFirstOrThrow();
+        activeSeen.push(Number(n));
+        const statuses = await Promise.all(ids.map(async (id) => (await getJob(env, id)).status));
+        return statuses.every((s) => s === 'completed');
+      },
+      30_000,
+    );
+  }
+
+  it('never more jobs of a queue active than its concurrency', async () => {
+    const queueId = newObjectId();
+    await insertQueue(env.store, env.workspaceId, queueId, 2);
+    const { ids, log } = await timedJobs(queueId, 6, 0.3);
+    env.scheduler().start();
+    const seen: number[] = [];
+    await allCompleted(ids, seen, queueId);
+    assert.ok(Math.max(...seen) <= 2, `saw ${Math.max(...seen)} active jobs`);
+    assert.equal(maxOverlap(intervals(log)), 2);
+    for (const id of ids) await assertLegalHistory(env, id);
+  });
+
+  it('two schedulers on one database share the limit', async () => {
+    const queueId = newObjectId();
+    await insertQueue(env.store, env.workspaceId, queueId, 3);
+    const { ids, log } = await timedJobs(queueId, 9, 0.3);
+    env.scheduler().start();
+    env.scheduler().start();
+    const seen: number[] = [];
+    await allCompleted(ids, seen, queueId);
+    assert.ok(Math.max(...seen) <= 3, `saw ${Math.max(...seen)} active jobs`);
+    assert.ok(maxOverlap(intervals(log)) <= 3);
+    const owners = new Set<string>();
+    for (const id of ids) {
+      await assertLegalHistory(env, id);
+      owners.add(String((await getJob(env, id)).attempt));
+    }
+    assert.deepEqual([...owners], ['1']);
+  });
+
+  it('queues are limited each on its own', async () => {
+    const a = newObjectId();
+    const b = newObjectId();
+    await insertQueue(env.store, env.workspaceId, a, 1);
+    await insertQueue(env.store, env.workspaceId, b, 1);
+    const ja = await timedJobs(a, 2, 0.4);
+    const jb = await timedJobs(b, 2, 0.4);
+    env.scheduler().start();
+    const seen: number[] = [];
+    await allCompleted([...ja.ids, ...jb.ids], seen, a);
+    assert.equal(maxOverlap(intervals(ja.log)), 1);
+    assert.equal(maxOverlap(intervals(jb.log)), 1);
+    assert.equal(maxOverlap([...intervals(ja.log), ...intervals(jb.log)]), 2);
+  });
+
+  it('T2: two schedulers, 300 queued jobs: every job claimed exactly once', async () => {
+    const queueId = newObjectId();
+    await insertQueue(env.store, env.workspaceId, queueId, 1000);
+    // An executor whose tasks end at once, and an engine with nothing to prepare: only claiming is measured.
+    let launches = 0;
+    const instant: Executor = {
+      backend: 'local',
+      launch: async () => ({ backend: 'local', n: ++launches }) as ExternalId,
+      inspect: async () => ({ state: 'absent' }),
+      wait: async () => ({ state: 'exited', exitCode: 0 }),
+      kill: async () => undefined,
+    };
+    const options = {
+      executors: { local: instant },
+      engineFor: () => ({ prepare: async () => ({ argv: ['true'], env: {}, cwd: '/', logFile: '/dev/null' }) }),
+    };
+    const wf = await insertWorkflow(env, { default_command: 'true' });
+    const ids: string[] = [];
+    for (let i = 0; i < 300; i++) ids.push(await insertJob(env, wf, { queue_id: queueId }));
+    const s1 = env.scheduler(options);
+    const s2 = env.scheduler(options);
+    s1.start();
+    s2.start();
+    await waitFor(
+      'every job to complete',
+      async () => {
+        const { n } = await env.store.db
+          .selectFrom('jobs')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('queue_id', '=', queueId)
+          .where('status', '=', 'completed')
+          .executeTakeFirstOrThrow();
+        return Number(n) === 300;
+      },
+      60_000,
+    );
+    assert.equal(launches, 300);
+    for (const id of ids) {
+      const history = await statusHistory(env, id);
+      assert.deepEqual(
+        history.map((c) => c.to),
+        ['scheduled', 'initializing', 'running', 'completed'],
+      );
+    }
+  });
+});
