@@ -71,7 +71,12 @@ export class AttemptRunner {
   /** Up to the stored external id; null when nothing is left to follow. */
   private async launch(): Promise<ExternalId | null> {
     const { db } = this.ctx;
-    if (this.stopped || !(await moveJob(db, this.ref, 'initializing', {}, ['scheduled']))) return null;
+    if (this.stopped) return null;
+    if (!(await moveJob(db, this.ref, 'initializing', {}, ['scheduled']))) {
+      // Asked to abort right after the claim: nothing was started.
+      if ((await attemptStatus(db, this.ref))?.status === 'aborting') await settle(this.ctx, this.ref, { status: 'aborted' });
+      return null;
+    }
     let task: TaskSpec;
     try {
       task = await this.prepare();
