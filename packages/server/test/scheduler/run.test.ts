@@ -42,6 +42,32 @@ describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () =>
       ['scheduled', 'initializing', 'running', 'completed'],
     );
     assert.deepEqual(JSON.parse(job.external_id!).backend, 'local');
+    assert.equal(job.compute_cost_cents, 0);
+  });
+
+  it('T10: parameter values with ; $() backticks newlines a leading - and quotes reach the job exactly; no marker file appears', async () => {
+    const marker = path.join(env.scratch, 'T10-MARK');
+    const values = [
+      `a; touch ${marker}`,
+      `$(touch ${marker})`,
+      `\`touch ${marker}\``,
+      `x\ntouch ${marker}`,
+      '-rf',
+      `"'`,
+      `'; touch ${marker}; '`,
+    ];
+    const wf = await insertWorkflow(env, { default_command: 'printf "%s\\0" > "$RUNYARD_RESULTS_DIR/args.bin"' });
+    const id = await insertJob(env, wf, { parameters: values.map((v, i) => ({ name: `p${i}`, prefix: '', textValue: v })) });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'completed', stdoutOf(env, id));
+    const args = readFileSync(path.join(pathsOf(env, id).results, 'args.bin'), 'utf8')
+      .split('\0')
+      .slice(0, -1);
+    assert.deepEqual(
+      args,
+      values.flatMap((v, i) => [`p${i}`, v]),
+    );
+    assert.ok(!existsSync(marker), 'a marker file appeared');
   });
 
   it("the job's command comes from the job before the workflow's default", async () => {
