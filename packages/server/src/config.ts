@@ -58,7 +58,7 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_GIT_URL_REWRITES',
     schema: Type.Record(Type.String({ pattern: '^https://' }), Type.String({ pattern: '^(https|file)://' })),
     default: {} as Record<string, string>,
-    doc: 'JSON object of URL prefix to replacement, like git\'s url.<base>.insteadOf: serve e.g. https://github.com/ from a mirror.',
+    doc: "JSON object of URL prefix to replacement, like git's url.<base>.insteadOf: serve e.g. https://github.com/ from a mirror.",
   },
   schedulerPollMs: {
     env: 'RUNYARD_SCHEDULER_POLL_MS',
@@ -108,7 +108,72 @@ export const CONFIG_KEYS = {
     default: '',
     doc: 'Path of the nextflow executable. Empty: nextflow is looked up on the task PATH.',
   },
-} as const satisfies Record<string, { env: string; schema: TSchema; default: unknown; doc: string }>;
+  deletionPollMs: {
+    env: 'RUNYARD_DELETION_POLL_MS',
+    schema: Type.Integer({ minimum: 10, maximum: 600_000 }),
+    default: 2000,
+    doc: 'Milliseconds between passes of the deletion worker, which deletes the blobs of folders scheduled for deletion; a deletion requested in the same process wakes it at once.',
+  },
+  storageBackend: {
+    env: 'RUNYARD_STORAGE_BACKEND',
+    schema: Type.Union(['local', 's3', 'azure'].map((b) => Type.Literal(b))),
+    default: 'local',
+    doc: 'Blob store of workspace data: local (buckets are folders under <dataDir>/storage), s3 or azure.',
+  },
+  s3Endpoint: {
+    env: 'RUNYARD_S3_ENDPOINT',
+    schema: Type.String(),
+    default: '',
+    doc: "URL of an S3-compatible store. Empty: AWS's endpoint for the region.",
+  },
+  s3Region: { env: 'RUNYARD_S3_REGION', schema: Type.String({ minLength: 1 }), default: 'us-east-1', doc: 'S3 region.' },
+  s3AccessKeyId: {
+    env: 'RUNYARD_S3_ACCESS_KEY_ID',
+    schema: Type.String(),
+    default: '',
+    secret: true,
+    doc: "S3 access key id. Empty (with an empty secret): the AWS SDK's default credential chain.",
+  },
+  s3SecretAccessKey: {
+    env: 'RUNYARD_S3_SECRET_ACCESS_KEY',
+    schema: Type.String(),
+    default: '',
+    secret: true,
+    doc: 'S3 secret access key; never logged.',
+  },
+  s3ForcePathStyle: {
+    env: 'RUNYARD_S3_FORCE_PATH_STYLE',
+    schema: Type.Boolean(),
+    default: false,
+    doc: 'Path-style S3 requests (bucket in the path, not the host name), which most S3-compatible stores need.',
+  },
+  azureConnectionString: {
+    env: 'RUNYARD_AZURE_CONNECTION_STRING',
+    schema: Type.String(),
+    default: '',
+    secret: true,
+    doc: 'Azure storage connection string; when given, the account name, key and endpoint keys are not used.',
+  },
+  azureAccountName: {
+    env: 'RUNYARD_AZURE_ACCOUNT_NAME',
+    schema: Type.String({ pattern: '^([a-z0-9]{3,24})?$' }),
+    default: '',
+    doc: 'Azure storage account name.',
+  },
+  azureAccountKey: {
+    env: 'RUNYARD_AZURE_ACCOUNT_KEY',
+    schema: Type.String(),
+    default: '',
+    secret: true,
+    doc: 'Azure storage account key (base64); never logged.',
+  },
+  azureBlobEndpoint: {
+    env: 'RUNYARD_AZURE_BLOB_ENDPOINT',
+    schema: Type.String(),
+    default: '',
+    doc: 'Azure Blob service URL. Empty: https://<account>.blob.core.windows.net.',
+  },
+} as const satisfies Record<string, { env: string; schema: TSchema; default: unknown; doc: string; secret?: boolean }>;
 
 type Keys = typeof CONFIG_KEYS;
 export type Config = Readonly<{ [K in keyof Keys]: Static<Keys[K]['schema']> }>;
@@ -123,7 +188,16 @@ export class ConfigError extends Error {
 function fromEnv(schema: TSchema, raw: string): unknown {
   if (schema.type === 'integer' && /^-?\d+$/.test(raw.trim())) return Number(raw.trim());
   if (schema.type === 'number' && raw.trim() !== '' && Number.isFinite(Number(raw.trim()))) return Number(raw.trim());
-  if (schema.type === 'array') return raw.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  if (schema.type === 'boolean') {
+    const word = raw.trim().toLowerCase();
+    if (['true', '1', 'yes'].includes(word)) return true;
+    if (['false', '0', 'no', ''].includes(word)) return false;
+  }
+  if (schema.type === 'array')
+    return raw
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean);
   if (schema.type === 'object') {
     try {
       return raw.trim() ? JSON.parse(raw) : {};
@@ -162,18 +236,52 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (Object.hasOwn(overrides, key)) [value, source] = [overrides[key], key];
     if (!Value.Check(spec.schema, value)) {
       const first = Value.Errors(spec.schema, value).First();
-      problems.push(`${source}=${JSON.stringify(value)}: ${first?.message ?? 'invalid value'}`);
+      const shown = 'secret' in spec && spec.secret ? '(hidden)' : JSON.stringify(value);
+      problems.push(`${source}=${shown}: ${first?.message ?? 'invalid value'}`);
     }
     out[key] = value;
   }
   if (Boolean(out.tlsCertFile) !== Boolean(out.tlsKeyFile)) {
     problems.push('RUNYARD_TLS_CERT_FILE and RUNYARD_TLS_KEY_FILE must be given together');
   }
+  problems.push(...storageProblems(out));
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   return Object.freeze(out) as Config;
+}
+
+/** A service URL for storage: http(s), no credentials or query in it. Null when fine; the message never quotes the value. */
+function serviceUrlProblem(env: string, value: unknown): string | null {
+  if (typeof value !== 'string' || value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `${env} is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${env} must be an http or https URL`;
+  if (url.username || url.password) return `${env} must not carry credentials; use the storage key settings`;
+  if (url.search || url.hash) return `${env} must not have a query string or fragment`;
+  return null;
+}
+
+/** Settings of the chosen blob store that only make sense together. */
+function storageProblems(out: Record<string, unknown>): string[] {
+  const problems = [
+    serviceUrlProblem('RUNYARD_S3_ENDPOINT', out.s3Endpoint),
+    serviceUrlProblem('RUNYARD_AZURE_BLOB_ENDPOINT', out.azureBlobEndpoint),
+  ].filter((p): p is string => p !== null);
+  if (Boolean(out.s3AccessKeyId) !== Boolean(out.s3SecretAccessKey)) {
+    problems.push('RUNYARD_S3_ACCESS_KEY_ID and RUNYARD_S3_SECRET_ACCESS_KEY must be given together');
+  }
+  if (out.storageBackend === 'azure' && !out.azureConnectionString && !(out.azureAccountName && out.azureAccountKey)) {
+    problems.push(
+      'RUNYARD_STORAGE_BACKEND=azure needs RUNYARD_AZURE_CONNECTION_STRING, or RUNYARD_AZURE_ACCOUNT_NAME and RUNYARD_AZURE_ACCOUNT_KEY',
+    );
+  }
+  return problems;
 }
 
 /** The database URL with the SQLite default filled in. */
