@@ -3,6 +3,7 @@ import * as tenancy from './migrations/0001-tenancy.js';
 import * as workflows from './migrations/0002-workflows.js';
 import * as jobs from './migrations/0003-jobs.js';
 import * as listOrderIndexes from './migrations/0004-list-order-indexes.js';
+import * as fileExplorer from './migrations/0005-file-explorer.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-workflows': workflows,
   '0003-jobs': jobs,
   '0004-list-order-indexes': listOrderIndexes,
+  '0005-file-explorer': fileExplorer,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

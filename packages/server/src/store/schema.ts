@@ -140,7 +140,61 @@ export interface JobTable {
   updated_at: string;
   start_time: string | null;
   end_time: string | null;
+  /** The File Explorer folder of the job's results (`Analyses Results/<name>-<id>`). */
+  results_folder_id?: string | null;
+  /** The folder of the job's work directory; a resumed job shares its parent's. */
+  work_folder_id?: string | null;
+  /** Bucket and key prefix (no trailing slash) of the work directory: where the engine runs. */
+  work_bucket?: string | null;
+  work_prefix?: string | null;
 }
+
+export interface DatasetTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  /** Data, AnalysesResults or Cohorts. */
+  kind: string;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Columns folders and files share. */
+interface DataItemColumns {
+  id: string;
+  workspace_id: string;
+  name: string;
+  /** VirtualFolder, S3Folder, AzureBlobFolder; S3File, AzureBlobFile. */
+  item_type: string;
+  /** Dataset, Folder, or Job (a work directory). */
+  parent_kind: string;
+  parent_id: string;
+  /** Bucket (S3 and local) or container (Azure); null for virtual folders. */
+  bucket: string | null;
+  /** Azure storage account. */
+  account: string | null;
+  /** A folder's prefix without trailing slash, or a file's key. */
+  storage_key: string | null;
+  size_bytes: Generated<number>;
+  is_managed: Generated<number>;
+  user_id: string;
+  /** ready, scheduledForDeletion, deleting, deleted, failedToDelete. */
+  status: Generated<string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface FolderTable extends DataItemColumns {
+  job_id: string | null;
+  /** results or work, for the folders a job made. */
+  job_role: string | null;
+  status_message: string | null;
+  deleted_by: string | null;
+  deletion_date: string | null;
+}
+
+export type FileTable = DataItemColumns;
 
 export interface Database {
   users: UserTable;
@@ -151,4 +205,7 @@ export interface Database {
   workflows: WorkflowTable;
   queues: QueueTable;
   jobs: JobTable;
+  datasets: DatasetTable;
+  folders: FolderTable;
+  files: FileTable;
 }
