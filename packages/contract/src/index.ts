@@ -9,3 +9,4 @@ export * from './schemas/project.js';
 export * from './schemas/admin.js';
 export * from './schemas/workflow.js';
 export * from './schemas/job.js';
+export * from './schemas/folder.js';

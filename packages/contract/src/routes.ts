@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
+import * as folder from './schemas/folder.js';
 import * as job from './schemas/job.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
@@ -215,6 +216,101 @@ export const ROUTES = {
     method: 'GET', path: '/api/runyard/admin/queues', summary: 'List job queues',
     auth: 'apikey', workspace: false, admin: true, own: true, status: 200,
     querystring: admin.AdminMemberQuery, response: Type.Object({ queues: Type.Array(job.JobQueue) }),
+  }),
+  datasetList: route({
+    method: 'GET', path: '/api/v2/datasets', summary: 'The datasets of a project: Data, Analyses Results, Cohorts',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: folder.DatasetListQuery, response: folder.DatasetListReply,
+  }),
+  datasetItems: route({
+    method: 'GET', path: '/api/v1/datasets/:id/items', summary: 'Folders and files in a dataset or folder (status filter repeatable)',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: folder.ItemIdParams, querystring: folder.ItemsQuery, response: folder.ItemsReply,
+  }),
+  virtualFolderItems: route({
+    method: 'GET', path: '/api/v1/folders/virtual/:id/items', summary: 'Folders and files in a virtual folder',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: folder.ItemIdParams, querystring: folder.ItemsQuery, response: folder.ItemsReply,
+  }),
+  folderList: route({
+    method: 'GET', path: '/api/v1/folders', summary: 'A folder by id as a one-element array, empty when its status is not among those asked (also /api/v1/folders/)',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: folder.FoldersQuery, response: Type.Array(folder.FolderItem),
+  }),
+  bucketContents: route({
+    method: 'GET', path: '/api/v1/data-access/s3/bucket-contents', summary: 'One level of a bucket of the workspace',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: folder.BucketContentsQuery, response: folder.StorageContentsReply,
+  }),
+  containerContents: route({
+    method: 'GET', path: '/api/v1/data-access/azure/container-contents', summary: 'One level of an Azure container of the workspace',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: folder.ContainerContentsQuery, response: folder.StorageContentsReply,
+  }),
+  cloudAzure: route({
+    method: 'GET', path: '/api/v1/cloud/azure', summary: 'The Azure storage account of the workspace; {} when storage is not Azure',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: TeamIdQuery, response: folder.CloudAzureReply,
+  }),
+  dataItemMove: route({
+    method: 'PUT', path: '/api/v1/dataItems/move', summary: 'Move a file or folder into a dataset or virtual folder',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    querystring: folder.ItemChangeQuery, body: folder.MoveBody, response: job.SuccessReply,
+  }),
+  fileRename: route({
+    method: 'PUT', path: '/api/v1/files/:id', summary: 'Rename a file',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: folder.ItemIdParams, querystring: folder.ItemChangeQuery, body: folder.RenameBody, response: folder.FileItem,
+  }),
+  folderRename: route({
+    method: 'PUT', path: '/api/v1/folders/:id', summary: 'Rename a folder',
+    auth: 'apikey', workspace: true, own: false, status: 200,
+    params: folder.ItemIdParams, querystring: folder.ItemChangeQuery, body: folder.RenameBody, response: folder.FolderItem,
+  }),
+  virtualFolderCreate: route({
+    method: 'POST', path: '/api/v1/folders/virtual', summary: 'Create a virtual folder, or copy one with copyContentsFrom',
+    auth: 'apikey', workspace: true, own: false, status: 201,
+    querystring: TeamIdQuery, body: folder.VirtualFolderCreateBody, response: folder.FolderItem,
+  }),
+  s3FolderCreate: route({
+    method: 'POST', path: '/api/v1/folders/s3', summary: 'Add a folder pointing into a bucket of the workspace (copy)',
+    auth: 'apikey', workspace: true, own: false, status: 201,
+    querystring: TeamIdQuery, body: folder.S3FolderCreateBody, response: folder.FolderItem,
+  }),
+  s3FileCreate: route({
+    method: 'POST', path: '/api/v1/files/s3', summary: 'Add a file pointing to an object of the workspace (copy)',
+    auth: 'apikey', workspace: true, own: false, status: 201,
+    querystring: TeamIdQuery, body: folder.S3FileCreateBody, response: folder.FileItem,
+  }),
+  azureFolderCreate: route({
+    method: 'POST', path: '/api/v1/folders/azure-blob', summary: 'Add a folder pointing into an Azure container of the workspace (copy)',
+    auth: 'apikey', workspace: true, own: false, status: 201,
+    querystring: TeamIdQuery, body: folder.AzureFolderCreateBody, response: folder.FolderItem,
+  }),
+  azureFileCreate: route({
+    method: 'POST', path: '/api/v1/files/azure-blob', summary: 'Add a file pointing to an Azure blob of the workspace (copy)',
+    auth: 'apikey', workspace: true, own: false, status: 201,
+    querystring: TeamIdQuery, body: folder.AzureFileCreateBody, response: folder.FileItem,
+  }),
+  fileDelete: route({
+    method: 'DELETE', path: '/api/v1/files/:id', summary: 'Delete a file (force=true for one managed by Runyard)',
+    auth: 'apikey', workspace: true, own: false, status: 204,
+    params: folder.ItemIdParams, querystring: folder.ItemDeleteQuery,
+  }),
+  folderDelete: route({
+    method: 'DELETE', path: '/api/v1/folders/:id', summary: 'Delete a folder and what is in it (force=true for one managed by Runyard)',
+    auth: 'apikey', workspace: true, own: false, status: 204,
+    params: folder.ItemIdParams, querystring: folder.ItemDeleteQuery,
+  }),
+  jobDataDelete: route({
+    method: 'DELETE', path: '/api/v1/jobs/:id/data', summary: "Schedule the deletion of a job's results or work directory",
+    auth: 'apikey', workspace: true, own: false, status: 204,
+    params: job.JobIdParams, querystring: folder.JobDataDeleteQuery,
+  }),
+  datasetUpload: route({
+    method: 'POST', path: '/api/runyard/datasets/upload', summary: 'Upload a file (the raw request body, application/octet-stream) into Data or a virtual folder in it',
+    auth: 'apikey', workspace: true, own: true, status: 201,
+    querystring: folder.UploadQuery, response: folder.FileItem,
   }),
 } satisfies Record<string, RouteSpec>;
 

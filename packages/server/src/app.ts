@@ -6,11 +6,18 @@ import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
 import { adminHandlers } from './routes/admin.js';
+import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js';
+import { folderHandlers } from './routes/folders.js';
+import { jobDataHandlers } from './routes/job-data.js';
 import { jobHandlers } from './routes/jobs.js';
 import { projectHandlers } from './routes/projects.js';
+import { storageBrowseHandlers } from './routes/storage-browse.js';
 import { systemHandlers } from './routes/system.js';
 import { userHandlers } from './routes/users.js';
 import { workflowHandlers } from './routes/workflows.js';
+import { storageDepsOf } from './services/storage-access.js';
+import type { BlobStore } from './storage/blob-store.js';
+import { createBlobStore } from './storage/registry.js';
 import type { Store } from './store/database.js';
 import { VERSION } from './version.js';
 
@@ -20,10 +27,14 @@ export interface BuildDeps {
   logStream?: NodeJS.WritableStream;
   /** The job scheduler, woken by submissions and aborts (main.ts starts it after listening). */
   scheduler?: { wake(): void };
+  /** The blob store; default: the one the configuration chooses. */
+  blobs?: BlobStore;
+  /** The deletion worker, woken when a deletion is scheduled (main.ts starts it). */
+  deletionWorker?: { wake(): void };
 }
 
 /** Builds the HTTP application on an open, migrated store. It never listens: main.ts does. */
-export async function buildApp(config: Config, { store, logStream, scheduler }: BuildDeps): Promise<FastifyInstance> {
+export async function buildApp(config: Config, { store, logStream, scheduler, blobs, deletionWorker }: BuildDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -38,9 +49,22 @@ export async function buildApp(config: Config, { store, logStream, scheduler }: 
     clientErrorHandler,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as FastifyInstance;
-  const deps: AppDeps = { store, db: store.db, config, version: VERSION, ...(scheduler && { scheduler }) };
+  const storage = storageDepsOf(blobs ?? createBlobStore(config));
+  const deps: AppDeps = { store, db: store.db, config, version: VERSION, storage, ...(scheduler && { scheduler }), ...(deletionWorker && { deletionWorker }) };
   registerJsonBodyParser(app);
+  registerUploadBodyParser(app);
   registerErrorHandler(app);
-  registerRoutes(app, deps, { ...systemHandlers, ...userHandlers, ...projectHandlers, ...adminHandlers, ...workflowHandlers, ...jobHandlers });
+  registerRoutes(app, deps, {
+    ...systemHandlers,
+    ...userHandlers,
+    ...projectHandlers,
+    ...adminHandlers,
+    ...workflowHandlers,
+    ...jobHandlers,
+    ...datasetHandlers,
+    ...folderHandlers,
+    ...storageBrowseHandlers,
+    ...jobDataHandlers,
+  });
   return app;
 }

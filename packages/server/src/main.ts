@@ -8,6 +8,8 @@ import { ConfigError, databaseUrlOf, loadConfig, type Config } from './config.js
 import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.js';
 import { openStore, type Store } from './store/database.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { DeletionWorker } from './services/deletion-worker.js';
+import { createBlobStore } from './storage/registry.js';
 import { migrateToLatest } from './store/migrate.js';
 import { VERSION } from './version.js';
 
@@ -32,7 +34,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   const store: Store = openStore(databaseUrlOf(config));
   await migrateToLatest(store.db);
   const scheduler = new Scheduler({ store, config });
-  const app = await buildApp(config, { store, scheduler });
+  const blobs = createBlobStore(config);
+  const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
+  const app = await buildApp(config, { store, scheduler, blobs, deletionWorker });
   await app.listen({ host: config.host, port: config.port });
   const url = urlOf(config, app);
   out(`Runyard ${VERSION} is listening on ${url} (database: ${store.kind})`);
@@ -47,11 +51,11 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   }
   // After listening, so a port conflict starts no jobs. It reattaches to what still runs from the last life.
   scheduler.start(app.log);
+  deletionWorker.start(app.log);
   let closing: Promise<void> | undefined;
   // Running tasks are left running: the next start reattaches to them.
   const close = () =>
-    (closing ??= scheduler
-      .stop()
+    (closing ??= Promise.all([scheduler.stop(), deletionWorker.stop()])
       .then(() => app.close())
       .then(() => store.close()));
   return { app, url, config, scheduler, close };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { RouteId } from '@runyard/contract';
 import type { Config } from '../config.js';
 import type { AuthUser, Context } from '../services/context.js';
+import type { StorageDeps } from '../services/storage-access.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/database.js';
 
@@ -13,6 +14,10 @@ export interface AppDeps {
   version: string;
   /** The job scheduler of this process, when one runs: wake() after queueing a job or requesting an abort. */
   scheduler?: { wake(): void };
+  /** The blob store (and the Azure account when it is Azure): job data and the File Explorer. */
+  storage: StorageDeps;
+  /** The deletion worker of this process, when one runs: wake() after scheduling a deletion. */
+  deletionWorker?: { wake(): void };
 }
 
 /** A request after authentication, the workspace check and schema validation. */

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, JobTable, QueueTable } from '../store/schema.js';
 import { jobPaths } from '../scheduler/job-paths.js';
+import { jobFolderInfo, jobFolderKeys, type JobFolderInfo } from './job-data.js';
 import { queueToWire } from './queues.js';
 import { workflowToWire, type WorkflowRow } from './workflows.js';
 
@@ -11,6 +12,8 @@ interface Related {
   workflows: Map<string, WorkflowRow>;
   users: Map<string, { id: string; name: string; surname: string; email: string }>;
   queues: Map<string, Selectable<QueueTable>>;
+  /** The jobs' results and work folders. */
+  folders: Map<string, JobFolderInfo>;
 }
 
 const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
@@ -20,7 +23,7 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
   const ids = (f: (j: JobRow) => string | null) => [...new Set(jobs.map(f).filter((x): x is string => Boolean(x)))];
   const [projectIds, workflowIds, userIds, queueIds] = [ids((j) => j.project_id), ids((j) => j.workflow_id), ids((j) => j.user_id), ids((j) => j.queue_id)];
   const none = <T>() => Promise.resolve([] as T[]);
-  const [projects, workflows, users, queues] = await Promise.all([
+  const [projects, workflows, users, queues, folders] = await Promise.all([
     projectIds.length ? db.selectFrom('projects').select(['id', 'name', 'user_id', 'workspace_id', 'created_at', 'updated_at']).where('id', 'in', projectIds).execute() : none<never>(),
     workflowIds.length
       ? db
@@ -33,8 +36,25 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
       : none<never>(),
     userIds.length ? db.selectFrom('users').select(['id', 'name', 'surname', 'email']).where('id', 'in', userIds).execute() : none<never>(),
     queueIds.length ? db.selectFrom('queues').selectAll().where('id', 'in', queueIds).execute() : none<never>(),
+    jobFolderInfo(db, jobs),
   ]);
-  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues) };
+  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues), folders };
+}
+
+/**
+ * `logs` and `results` where the job's data is: `s3BucketName` (the key the public client tells
+ * AWS by) on the local and S3 stores, the blob keys on Azure (told by the job's results folder).
+ */
+function storageKeys(job: JobRow, rel: Related, bucket: string, prefix: string): Record<string, unknown> {
+  const azure = job.results_folder_id ? rel.folders.get(job.results_folder_id)?.azureAccount : undefined;
+  if (azure) {
+    const blob = (dir: string) => ({ blobStorageAccountName: azure, blobContainerName: bucket, blobPrefix: `${prefix}/${dir}` });
+    return { logs: blob('logs'), results: blob('results') };
+  }
+  return {
+    logs: { s3BucketName: bucket, s3Prefix: `${prefix}/logs` },
+    results: { s3BucketName: bucket, s3Bucket: bucket, s3Prefix: `${prefix}/results` },
+  };
 }
 
 /** The job document of `GET /api/v1/jobs/{id}` with every key the wire reference lists (§2.1). */
@@ -81,9 +101,8 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     saveProcessLogs: job.save_process_logs === 1,
     batch: { enabled: job.batch_enabled === 1, jobQueue: queue ? queueToWire(queue) : null, dockerLogin: false },
     ...(docker && { command: job.command ?? '' }),
-    logs: { s3BucketName: paths.bucket, s3Prefix: `${paths.prefix}/logs` },
-    results: { s3BucketName: paths.bucket, s3Bucket: paths.bucket, s3Prefix: `${paths.prefix}/results` },
-    resumeWorkDir: job.resume_work_dir,
+    ...storageKeys(job, rel, paths.bucket, paths.prefix),
+    ...jobFolderKeys(job, rel.folders),
     archived: { status: job.archived === 1, archivalTimestamp: job.archived_at },
     attempt: job.attempt,
     exitCode: job.exit_code,

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
+import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
 import { resolveRevision } from './job-revision.js';
 import { defaultQueueFor, getQueue } from './queues.js';
 import { workflowRow } from './workflows.js';
@@ -38,7 +39,13 @@ function checkParameters(body: JobSubmitBody): void {
  * Validates a submission, resolves project, workflow, queue and revision, and commits the job as
  * `queued` before answering: an acknowledged job is durable. Nothing is written on a 4xx.
  */
-export async function submitJob(db: Kysely<Database>, config: Config, ctx: Context, body: JobSubmitBody): Promise<{ jobId: string }> {
+export async function submitJob(
+  db: Kysely<Database>,
+  config: Config,
+  ctx: Context,
+  body: JobSubmitBody,
+  storage: StorageKind = storageKindOf(config),
+): Promise<{ jobId: string }> {
   const project = await db.selectFrom('projects').select(['id']).where('id', '=', body.project).where('workspace_id', '=', ctx.workspaceId).executeTakeFirst();
   if (!project) throw new AppError('PROJECT_NOT_FOUND', `Project ${body.project} not found in this workspace.`);
   const workflow = await workflowRow(db, ctx.workspaceId, body.workflow);
@@ -56,7 +63,11 @@ export async function submitJob(db: Kysely<Database>, config: Config, ctx: Conte
   const platform = body.executionPlatform ?? 'aws';
   const now = isoNow();
   const id = newObjectId();
+  const name = body.name ?? DEFAULT_JOB_NAME;
   await db.transaction().execute(async (tx) => {
+    // A resumed job runs in the work directory of the job it resumes; the folder must not be going away.
+    const resumeFrom = body.resumeWorkDir ? await lockResumeFolder(tx, ctx.workspaceId, body.resumeWorkDir) : undefined;
+    const folders = await registerJobFolders(tx, storage, { id, name, workspaceId: ctx.workspaceId, projectId: project.id, userId: ctx.user.id }, resumeFrom);
     await tx
       .insertInto('jobs')
       .values({
@@ -66,7 +77,7 @@ export async function submitJob(db: Kysely<Database>, config: Config, ctx: Conte
         workflow_id: workflow.id,
         user_id: ctx.user.id,
         queue_id: queue.id,
-        name: body.name ?? DEFAULT_JOB_NAME,
+        name,
         status: 'queued',
         job_type: jobTypeOf(workflowType, platform),
         workflow_type: workflowType,
@@ -96,6 +107,7 @@ export async function submitJob(db: Kysely<Database>, config: Config, ctx: Conte
         updated_at: now,
         start_time: null,
         end_time: null,
+        ...folders,
       })
       .execute();
     await tx.updateTable('projects').set((eb) => ({ job_count: eb('job_count', '+', 1) })).where('id', '=', project.id).execute();

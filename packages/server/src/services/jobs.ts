@@ -43,7 +43,7 @@ export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Conte
   if (q['project.id']) base = base.where('project_id', '=', q['project.id']);
   if (q['workflow.id']) base = base.where('workflow_id', '=', q['workflow.id']);
   if (q['user.id']) base = base.where('user_id', '=', q['user.id']);
-  if (q['workDirectory.folderId']) base = base.where('resume_work_dir', '=', q['workDirectory.folderId']);
+  if (q['workDirectory.folderId']) base = base.where('work_folder_id', '=', q['workDirectory.folderId']);
   const sort = q.sort ?? '-createdAt';
   const column = SORTS[sort.replace(/^-/, '') as keyof typeof SORTS];
   const direction = sort.startsWith('-') ? 'desc' : 'asc';
