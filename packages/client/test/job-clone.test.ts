@@ -149,12 +149,18 @@ describe('SDK clone_or_resume_job against a real server', () => {
   });
 
   it('resumes a finished resumable job with its work directory; a running one or one without a work directory is refused', async () => {
-    const source = await nextflow({ resumable: true, jobName: 'resumable' });
+    // A job that was not resumable has no resumeWorkDir.
+    const plain = await nextflow({ jobName: 'not-resumable' });
+    await w.setStatus(plain, 'completed');
     await assert.rejects(
-      w.client.cloneOrResumeJob({ workspaceId: ws, sourceJobId: source, mode: 'resume' }),
+      w.client.cloneOrResumeJob({ workspaceId: ws, sourceJobId: plain, mode: 'resume' }),
       (e: unknown) => e instanceof RunyardValueError && e.message === 'The job was not set as resumable when originally run',
     );
-    await w.setStatus(source, 'running', { resume_work_dir: 'workdir-folder-1' });
+    const source = await nextflow({ resumable: true, jobName: 'resumable' });
+    // A resumable job's resumeWorkDir is its work directory's File Explorer folder.
+    const workDir = (await w.client.getJobStatus(source, ws)).resumeWorkDir as string;
+    assert.match(workDir, /^[0-9a-f]{24}$/);
+    await w.setStatus(source, 'running');
     await assert.rejects(
       w.client.cloneOrResumeJob({ workspaceId: ws, sourceJobId: source, mode: 'resume' }),
       (e: unknown) =>
@@ -181,9 +187,9 @@ describe('SDK clone_or_resume_job against a real server', () => {
     ]);
     assert.match(warnings.join('\n'), /only applies when cloning/);
     const body = await w.client.getJobRequestPayload(resumed, ws);
-    assert.equal(body.resumeWorkDir, 'workdir-folder-1');
+    assert.equal(body.resumeWorkDir, workDir);
     assert.equal(body.name, 'resumed');
-    assert.equal((await w.client.getJobStatus(resumed, ws)).resumeWorkDir, 'workdir-folder-1');
+    assert.equal((await w.client.getJobStatus(resumed, ws)).resumeWorkDir, workDir, 'the resumed job shares the work directory');
   });
 
   it('refuses a bad queue, branch, project or source job clearly, and creates nothing', async () => {
