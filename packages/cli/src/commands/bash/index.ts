@@ -1,0 +1,7 @@
+import { Command } from 'commander';
+import type { CliContext } from '../../context.js';
+import { bashJobCommand } from './job.js';
+
+export function bashNoun(ctx: CliContext): Command {
+  return new Command('bash').description('shell commands run as jobs in container workflows').addCommand(bashJobCommand(ctx));
+}

@@ -1,0 +1,25 @@
+import { Command } from 'commander';
+import type { CliContext } from '../../context.js';
+import { jobAbortCommand } from './abort.js';
+import { jobArchiveCommand } from './archive.js';
+import { jobCloneCommand } from './clone.js';
+import { jobDetailsCommand } from './details.js';
+import { jobListCommand } from './list.js';
+import { jobResumeCommand } from './resume.js';
+import { jobRunCommand } from './run.js';
+import { jobStatusCommand } from './status.js';
+import { jobUnarchiveCommand } from './unarchive.js';
+
+export function jobNoun(ctx: CliContext): Command {
+  return new Command('job')
+    .description('jobs of a workspace: launch, follow, list, abort, archive, clone, resume')
+    .addCommand(jobRunCommand(ctx))
+    .addCommand(jobStatusCommand(ctx))
+    .addCommand(jobDetailsCommand(ctx))
+    .addCommand(jobListCommand(ctx))
+    .addCommand(jobAbortCommand(ctx))
+    .addCommand(jobArchiveCommand(ctx))
+    .addCommand(jobUnarchiveCommand(ctx))
+    .addCommand(jobCloneCommand(ctx))
+    .addCommand(jobResumeCommand(ctx));
+}
