@@ -98,6 +98,12 @@ describe('File Explorer changes and uploads', () => {
     assert.equal(inFolder.json().sizeInBytes, 0);
     assert.deepEqual(inFolder.json().parent, { kind: 'Folder', id: reads._id });
     assertError(await upload('sample sheet.csv', 'again'), 409, 'ITEM_NAME_TAKEN');
+    // Past the 1 MiB limit of JSON bodies.
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    const large = await upload('large.bin', big);
+    assert.equal(large.statusCode, 201, large.body);
+    assert.equal(large.json().sizeInBytes, big.length);
+    assert.ok(readFileSync(path.join(w.s.config.dataDir, 'storage', large.json().s3BucketName, large.json().s3ObjectKey)).equals(big));
   });
 
   it('refuses uploads outside Data, with bad names, of the wrong type or too large', async () => {
