@@ -7,6 +7,7 @@ import type { JobPaths } from '../scheduler/job-paths.js';
 import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath, isExecutableFile } from './find-executable.js';
+import { nextflowParamValue } from './nextflow-param-value.js';
 import { taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
@@ -66,7 +67,7 @@ export const nextflowEngine: Engine = {
     const { parameters, skipped } = taskParameters(job.parameters_json);
     const src = await materialize(job, workflow, paths, config);
     const params: Record<string, string | number | boolean> = {};
-    for (const p of parameters) params[p.name] = p.value;
+    for (const p of parameters) params[p.name] = nextflowParamValue(p.value);
     params.outdir ??= paths.results;
     const paramsFile = path.join(paths.control, `params-${job.attempt}.json`);
     await mkdir(paths.control, { recursive: true });

@@ -44,6 +44,9 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
       params: [
         { name: 'reads', textValue: 's3://b/*.fq' },
         { name: 'n', textValue: 3 },
+        { name: 'skip', textValue: 'false' },
+        { name: 'ratio', textValue: '0.5' },
+        { name: 'sample', textValue: '007a' },
       ],
     });
     const task = await nextflowEngine.prepare(row, workflow(), paths, config);
@@ -67,7 +70,8 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
       'test,docker',
     ]);
     assert.equal(readFileSync(path.join(src, 'pipelines/main.nf'), 'utf8'), 'workflow { }\n');
-    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, outdir: paths.results });
+    // Typed as Nextflow types `--name value` on its command line: booleans and numbers.
+    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, skip: false, ratio: 0.5, sample: '007a', outdir: paths.results });
     assert.equal(statSync(paramsFile).mode & 0o777, 0o600);
     assert.equal(task.env.NXF_VER, '22.10.8');
     assert.equal(task.env.HOME, paths.work);
