@@ -1,4 +1,12 @@
-import { isoNow, JOB_STATUSES, MAX_ITEM_NAME, newObjectId, TERMINAL_JOB_STATUSES, type JobDataDeleteQuery, type JobDataProperty } from '@runyard/contract';
+import {
+  isoNow,
+  JOB_STATUSES,
+  MAX_ITEM_NAME,
+  newObjectId,
+  TERMINAL_JOB_STATUSES,
+  type JobDataDeleteQuery,
+  type JobDataProperty,
+} from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
@@ -201,33 +209,36 @@ async function activeJobUsing(db: Kysely<Database>, workspaceId: string, folderI
  * results, or any job in the work directory (a resumed job included).
  */
 export async function scheduleFolderDeletion(db: Kysely<Database>, ctx: Context, folder: FolderRow): Promise<void> {
-  await db.transaction().execute(async (tx) => {
-    if (folder.job_role === 'results' && folder.job_id) {
-      const job = await tx.selectFrom('jobs').select(['id', 'status']).where('id', '=', folder.job_id).executeTakeFirst();
-      if (job && !TERMINAL_JOB_STATUSES.includes(job.status as never)) {
-        throw new AppError('JOB_STATE_CONFLICT', `Job ${job.id} is ${job.status}: its results can be deleted once it has finished.`);
-      }
+  await db.transaction().execute((tx) => markForDeletion(tx, ctx, folder));
+}
+
+/** scheduleFolderDeletion inside the caller's transaction. */
+async function markForDeletion(tx: Kysely<Database>, ctx: Context, folder: FolderRow): Promise<void> {
+  if (folder.job_role === 'results' && folder.job_id) {
+    const job = await tx.selectFrom('jobs').select(['id', 'status']).where('id', '=', folder.job_id).executeTakeFirst();
+    if (job && !TERMINAL_JOB_STATUSES.includes(job.status as never)) {
+      throw new AppError('JOB_STATE_CONFLICT', `Job ${job.id} is ${job.status}: its results can be deleted once it has finished.`);
     }
-    const now = isoNow();
-    const marked = await tx
-      .updateTable('folders')
-      .set({ status: 'scheduledForDeletion', deleted_by: ctx.user.id, deletion_date: now, status_message: null, updated_at: now })
-      .where('id', '=', folder.id)
-      .where('workspace_id', '=', ctx.workspaceId)
-      .where('status', 'in', ['ready', 'failedToDelete'])
-      .executeTakeFirst();
-    if (Number(marked.numUpdatedRows) === 0) {
-      const current = await tx.selectFrom('folders').select('status').where('id', '=', folder.id).executeTakeFirst();
-      throw new AppError('DELETION_CONFLICT', `Folder "${folder.name}" is already ${current?.status ?? 'deleted'}.`);
-    }
-    // After the mark, which holds the folder's row: a job resuming from it now is either seen here or refused.
-    const user = await activeJobUsing(tx, ctx.workspaceId, folder.id);
-    if (user)
-      throw new AppError(
-        'FOLDER_IN_USE',
-        `The work directory "${folder.name}" is in use by job ${user.id} (${user.name}), which is ${user.status}.`,
-      );
-  });
+  }
+  const now = isoNow();
+  const marked = await tx
+    .updateTable('folders')
+    .set({ status: 'scheduledForDeletion', deleted_by: ctx.user.id, deletion_date: now, status_message: null, updated_at: now })
+    .where('id', '=', folder.id)
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('status', 'in', ['ready', 'failedToDelete'])
+    .executeTakeFirst();
+  if (Number(marked.numUpdatedRows) === 0) {
+    const current = await tx.selectFrom('folders').select('status').where('id', '=', folder.id).executeTakeFirst();
+    throw new AppError('DELETION_CONFLICT', `Folder "${folder.name}" is already ${current?.status ?? 'deleted'}.`);
+  }
+  // After the mark, which holds the folder's row: a job resuming from it now is either seen here or refused.
+  const user = await activeJobUsing(tx, ctx.workspaceId, folder.id);
+  if (user)
+    throw new AppError(
+      'FOLDER_IN_USE',
+      `The work directory "${folder.name}" is in use by job ${user.id} (${user.name}), which is ${user.status}.`,
+    );
 }
 
 /** `DELETE /api/v1/jobs/{id}/data?properties[]=analysisResults|workDirectory`. */
@@ -242,13 +253,21 @@ export async function deleteJobData(db: Kysely<Database>, ctx: Context, jobId: s
     .where('workspace_id', '=', ctx.workspaceId)
     .executeTakeFirst();
   if (!job) throw new AppError('JOB_NOT_FOUND', `Job with ID '${jobId}' not found.`);
-  for (const property of properties) {
-    const folderId = property === 'analysisResults' ? job.results_folder_id : job.work_folder_id;
-    const what = property === 'analysisResults' ? 'results folder' : 'work directory';
-    const folder = folderId
-      ? await db.selectFrom('folders').selectAll().where('id', '=', folderId).where('workspace_id', '=', ctx.workspaceId).executeTakeFirst()
-      : undefined;
-    if (!folder) throw new AppError('FOLDER_NOT_FOUND', `Job ${jobId} has no ${what}.`);
-    await scheduleFolderDeletion(db, ctx, folder);
-  }
+  // Both or neither, when both are asked for.
+  await db.transaction().execute(async (tx) => {
+    for (const property of properties) {
+      const folderId = property === 'analysisResults' ? job.results_folder_id : job.work_folder_id;
+      const what = property === 'analysisResults' ? 'results folder' : 'work directory';
+      const folder = folderId
+        ? await tx
+            .selectFrom('folders')
+            .selectAll()
+            .where('id', '=', folderId)
+            .where('workspace_id', '=', ctx.workspaceId)
+            .executeTakeFirst()
+        : undefined;
+      if (!folder) throw new AppError('FOLDER_NOT_FOUND', `Job ${jobId} has no ${what}.`);
+      await markForDeletion(tx, ctx, folder);
+    }
+  });
 }

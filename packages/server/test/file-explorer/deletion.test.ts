@@ -142,6 +142,19 @@ describe('deleting job data through the deletion statuses', () => {
     assertError(again, 409, 'DELETION_CONFLICT');
   });
 
+  it('deletes both folders in one request, or neither', async () => {
+    const first = await w.job({ name: 'both', resumable: true });
+    await w.setStatus(first.id, 'completed');
+    const user = await w.job({ name: 'user', resumable: true, resumeWorkDir: first.doc.workDirectory.folderId });
+    const both = `/api/v1/jobs/${first.id}/data?properties[]=analysisResults&properties[]=workDirectory&teamId=${w.ws}`;
+    assertError(await w.req('DELETE', both), 409, 'FOLDER_IN_USE');
+    assert.equal((await folder(first.doc.analysisResults.folderId)).status, 'ready', 'the results were not scheduled either');
+    await w.setStatus(user.id, 'completed');
+    assert.equal((await w.req('DELETE', both)).statusCode, 204);
+    assert.equal((await folder(first.doc.analysisResults.folderId)).status, 'scheduledForDeletion');
+    assert.equal((await folder(first.doc.workDirectory.folderId)).status, 'scheduledForDeletion');
+  });
+
   it('answers 404 for an unknown job or one of another workspace, and 400 without properties[]', async () => {
     const { id } = await w.job({ name: 'mine' });
     await w.setStatus(id, 'completed');
