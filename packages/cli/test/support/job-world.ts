@@ -1,13 +1,8 @@
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { RunyardClient } from '@runyard/client';
-import { Scheduler } from '@runyard/server';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
-import { startTestServer, type TestServer } from '../../../../test/support/server.js';
+import { startRunningServer } from '../../../../test/support/running-server.js';
+import type { TestServer } from '../../../../test/support/server.js';
 import { connectionArgs } from './connection-args.js';
-
-/** test/fixtures/bin: the fixture `nextflow` that the tasks find first on their PATH. */
-export const FIXTURE_BIN = fileURLToPath(new URL('../../../../test/fixtures/bin', import.meta.url));
 
 export interface JobWorld {
   s: TestServer;
@@ -34,19 +29,7 @@ export async function jobWorld(): Promise<JobWorld> {
     branches: { dev: { 'dev.txt': 'dev' } },
     tags: { 'v1.0': { message: 'release' } },
   });
-  const s = await startTestServer({
-    listen: true,
-    env: {
-      RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
-      RUNYARD_SCHEDULER_POLL_MS: '50',
-      RUNYARD_ABORT_GRACE_MS: '1000',
-      RUNYARD_TASK_PATH: `${FIXTURE_BIN}${path.delimiter}${process.env.PATH ?? '/usr/bin:/bin'}`,
-      PATH: process.env.PATH,
-    },
-  });
-  // test/support/server.ts builds the app without a scheduler; this one claims what is submitted.
-  const scheduler = new Scheduler({ store: s.store, config: s.config });
-  scheduler.start();
+  const s = await startRunningServer({ RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) });
   const ws = s.admin.workspaceId;
   const client = new RunyardClient({ platformUrl: s.url, apikey: s.admin.apikey });
   await client.createProject(ws, 'demo');
@@ -60,7 +43,6 @@ export async function jobWorld(): Promise<JobWorld> {
     mirror,
     heads: repo.heads,
     async close() {
-      await scheduler.stop();
       client.close();
       await s.close();
       mirror.remove();

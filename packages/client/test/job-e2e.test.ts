@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { RunyardClient } from '@runyard/client';
+import { createGitMirror, type GitMirror } from '../../../test/support/git-repos.js';
+import { startRunningServer, type RunningServer } from '../../../test/support/running-server.js';
+
+// Jobs submitted through the SDK really run: the scheduler claims them, the local executor runs
+// bash, and the fixture nextflow (on the tasks' PATH) stands in for the real binary.
+describe('SDK: jobs that run to completion', () => {
+  let mirror: GitMirror;
+  let s: RunningServer;
+  let client: RunyardClient;
+  let ws: string;
+  before(async () => {
+    mirror = createGitMirror();
+    mirror.create('acme/rnatoy', { files: { 'main.nf': 'workflow {}\n', 'nextflow.config': '' } });
+    s = await startRunningServer({ RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) });
+    client = new RunyardClient({ platformUrl: s.url, apikey: s.admin.apikey });
+    ws = s.admin.workspaceId;
+    await client.createProject(ws, 'demo');
+    await client.admin.createDockerWorkflow({ workspaceId: ws, name: 'ubuntu', containerName: 'library/ubuntu:22.04' });
+    await client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy' });
+  });
+  after(async () => {
+    client.close();
+    await s.close();
+    mirror.remove();
+  });
+
+  const logsOf = (jobId: string) => path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', jobId, 'logs');
+
+  it('a bash job completes and its output is in its log', async () => {
+    const id = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'echo "sum is $((2+3))"',
+      parameters: ['--who=world'],
+    });
+    const done = await client.waitJobCompletion(id, ws, { waitTime: 30, requestInterval: 0.1 });
+    assert.deepEqual(done, { name: 'new_job', id, status: 'completed' });
+    const log = readFileSync(path.join(logsOf(id), 'stdout.txt'), 'utf8');
+    assert.match(log, /sum is 5 --who world/);
+  });
+
+  it('a failing command ends failed with its exit code', async () => {
+    const id = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'exit 3',
+      jobName: 'fails',
+    });
+    assert.equal((await client.waitJobCompletion(id, ws, { waitTime: 30, requestInterval: 0.1 })).status, 'failed');
+    const doc = (await client.getJobStatus(id, ws)) as { exitCode: number };
+    assert.equal(doc.exitCode, 3);
+  });
+
+  it('a Nextflow job runs the fixture with its parameters, trace and .nextflow.log', async () => {
+    const id = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'rnatoy',
+      parameters: ['reads=s3://bucket/*.fq'],
+      nextflowVersion: '24.04.4',
+      jobName: 'nf',
+    });
+    assert.equal((await client.waitJobCompletion(id, ws, { waitTime: 30, requestInterval: 0.1 })).status, 'completed');
+    const logs = readdirSync(logsOf(id));
+    for (const f of ['.nextflow.log', 'trace.txt', 'stdout.txt']) assert.ok(logs.includes(f), `${f} in ${logs.join(', ')}`);
+    assert.match(readFileSync(path.join(logsOf(id), 'stdout.txt'), 'utf8'), /24\.04\.4/);
+    assert.ok(existsSync(path.join(logsOf(id), '..', 'results')));
+  });
+
+  it('a running job is aborted', async () => {
+    const id = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'sleep 30',
+      jobName: 'long',
+    });
+    for (let i = 0; i < 100 && ((await client.getJobStatus(id, ws)) as { status: string }).status !== 'running'; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    await client.abortJob(id, ws, true);
+    assert.equal((await client.waitJobCompletion(id, ws, { waitTime: 30, requestInterval: 0.1 })).status, 'aborted');
+  });
+});
