@@ -1,11 +1,20 @@
-// Runs the benchmarks (npm run bench, after a build). Arguments narrow the run: `node bench/run.mjs b1`.
+// Runs the benchmarks (npm run bench, after a build). Arguments narrow the run: `npm run bench -- b3`
+// (or `node bench/run.mjs b1 b3`).
 // Each benchmark measures Runyard and its baseline in the same run and prints
 // `name: value unit (baseline: value unit, ratio R)` (see ../shared/design/performance.md).
 import * as b1 from './b1-projects.mjs';
+import * as b2 from './b2-submissions.mjs';
+import * as b3 from './b3-latency.mjs';
+import * as b4 from './b4-throughput.mjs';
 
-const BENCHMARKS = { b1 };
+const BENCHMARKS = { b1, b2, b3, b4 };
 
-const wanted = process.argv.slice(2);
+const wanted = process.argv.slice(2).map((a) => a.toLowerCase());
+const unknown = wanted.filter((id) => !Object.hasOwn(BENCHMARKS, id));
+if (unknown.length) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; choose among ${Object.keys(BENCHMARKS).join(', ')}`);
+  process.exit(2);
+}
 for (const [id, bench] of Object.entries(BENCHMARKS)) {
   if (wanted.length && !wanted.includes(id)) continue;
   await bench.run();

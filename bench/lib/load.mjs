@@ -1,6 +1,7 @@
 // Bounded HTTP load from a child process, so that the server under test keeps its own event loop:
 // `concurrency` keep-alive connections, each sending its next request as soon as the last reply has
-// ended, for `warmupMs` (not counted) and then `durationMs`. Loopback targets only.
+// ended, for `warmupMs` (not counted) and then `durationMs`. Loopback targets only. GET by default;
+// with `method` and a JSON `body`, every request sends that body.
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -9,10 +10,19 @@ const thisFile = fileURLToPath(import.meta.url);
 const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
- * Measures `GET url` under load.
+ * Measures `GET url` (or `method url` with `body`) under load; a reply other than expectStatus counts as an error.
  * @returns {Promise<{requests: number, errors: number, rps: number, p50: number, p99: number}>} latencies in ms
  */
-export function measure({ url, headers = {}, concurrency = 16, warmupMs = 1000, durationMs = 5000 }) {
+export function measure({
+  url,
+  method = 'GET',
+  headers = {},
+  body,
+  expectStatus = 200,
+  concurrency = 16,
+  warmupMs = 1000,
+  durationMs = 5000,
+}) {
   const { hostname } = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) throw new Error(`load targets loopback only, not ${hostname}`);
   return new Promise((resolve, reject) => {
@@ -24,7 +34,7 @@ export function measure({ url, headers = {}, concurrency = 16, warmupMs = 1000, 
       clearTimeout(limit);
       reject(new Error(`load generator exited with ${code} before reporting`)); // a no-op once resolved
     });
-    child.send({ url, headers, concurrency, warmupMs, durationMs });
+    child.send({ url, method, headers, body, expectStatus, concurrency, warmupMs, durationMs });
   });
 }
 
@@ -32,7 +42,9 @@ function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
 }
 
-async function run({ url, headers, concurrency, warmupMs, durationMs }) {
+async function run({ url, method, headers, body, expectStatus, concurrency, warmupMs, durationMs }) {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  if (payload) headers = { ...headers, 'content-type': 'application/json', 'content-length': payload.length };
   const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
   const start = performance.now();
   const measureFrom = start + warmupMs;
@@ -45,14 +57,14 @@ async function run({ url, headers, concurrency, warmupMs, durationMs }) {
     new Promise((resolve) => {
       const t0 = performance.now();
       const counted = t0 >= measureFrom;
-      const req = http.get(url, { agent, headers }, (res) => {
+      const req = http.request(url, { method, agent, headers }, (res) => {
         res.resume();
         res.on('end', () => {
           const t1 = performance.now();
           if (counted) {
             latencies.push(t1 - t0);
             lastEnd = Math.max(lastEnd, t1);
-            if (res.statusCode !== 200) errors++;
+            if (res.statusCode !== expectStatus) errors++;
           }
           resolve();
         });
@@ -62,6 +74,7 @@ async function run({ url, headers, concurrency, warmupMs, durationMs }) {
         if (counted) errors++;
         resolve();
       });
+      req.end(payload);
     });
 
   const lane = async () => {

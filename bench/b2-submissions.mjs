@@ -1,0 +1,113 @@
+// B2 for issue 4 (../shared/design/performance.md): job submissions per second, `POST /api/v2/jobs`
+// from 8 concurrent keep-alive clients, against raw inserts of the same rows with better-sqlite3 in
+// one process (a fresh database migrated by the server's own migrations, WAL and synchronous=FULL
+// like the server, one INSERT per row, each its own transaction).
+//
+// So that running jobs do not swamp the machine while submissions are measured, the jobs go to an
+// admin-created default queue of concurrency 1 and run `true`; the scheduler's poll interval is
+// long (each submission still wakes it, as in production).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { newObjectId } from '@runyard/contract';
+import { databaseUrlOf, migrateToLatest, openStore } from '@runyard/server';
+import { startJobServer } from './lib/jobs.mjs';
+import { measure } from './lib/load.mjs';
+import { figure } from './lib/report.mjs';
+
+const load = {
+  concurrency: 8,
+  warmupMs: 1000,
+  durationMs: Number(process.env.BENCH_DURATION_MS ?? 5000),
+};
+/** The raw-insert baseline stops at whichever comes first. */
+const BASELINE_MAX_ROWS = 50_000;
+
+/** A job row the server inserted, and every row of the tables it refers to (users, workspace, project, workflow, queues...). */
+function snapshot(file) {
+  const db = new SQLite(file, { readonly: true });
+  try {
+    const job = db.prepare('select * from jobs order by created_at limit 1').get();
+    const tables = db
+      .prepare(
+        "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'runyard_migrations%' and name <> 'jobs'",
+      )
+      .all()
+      .map((t) => t.name);
+    const rows = Object.fromEntries(tables.map((t) => [t, db.prepare(`select * from "${t}"`).all()]));
+    return { job, rows };
+  } finally {
+    db.close();
+  }
+}
+
+function insertStatement(db, table, columns) {
+  return db.prepare(
+    `insert into "${table}" (${columns.map((c) => `"${c}"`).join(', ')}) values (${columns.map((c) => `@${c}`).join(', ')})`,
+  );
+}
+
+/** Inserts clones of the job row (new id and times, queued) one per transaction, for durationMs; answers rows/s. */
+async function rawInserts(dir, { job, rows }, durationMs) {
+  const file = path.join(dir, 'baseline.db');
+  const store = openStore(`sqlite:${file}`);
+  try {
+    await migrateToLatest(store.db);
+  } finally {
+    await store.close();
+  }
+  const db = new SQLite(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = OFF');
+    db.transaction(() => {
+      for (const [table, list] of Object.entries(rows)) {
+        if (!list.length) continue;
+        const insert = insertStatement(db, table, Object.keys(list[0]));
+        for (const row of list) insert.run(row);
+      }
+    })();
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    const insert = insertStatement(db, 'jobs', Object.keys(job));
+    let n = 0;
+    const start = performance.now();
+    const stopAt = start + durationMs;
+    while (n < BASELINE_MAX_ROWS && performance.now() < stopAt) {
+      const now = new Date().toISOString();
+      insert.run({ ...job, id: newObjectId(), created_at: now, updated_at: now });
+      n++;
+    }
+    return { rows: n, rps: n / ((performance.now() - start) / 1000) };
+  } finally {
+    db.close();
+  }
+}
+
+export async function run() {
+  const s = await startJobServer({ env: { RUNYARD_SCHEDULER_POLL_MS: '600000' }, queueConcurrency: 1 });
+  let scratch;
+  try {
+    const route = `/api/v2/jobs?teamId=${s.ws}`;
+    console.log(
+      `# B2 POST /api/v2/jobs (bash job \`true\`, default queue of concurrency 1) on SQLite; ` +
+        `${load.concurrency} keep-alive connections, ${load.durationMs / 1000} s after ${load.warmupMs / 1000} s warm-up`,
+    );
+    const measured = await measure({ url: s.url + route, method: 'POST', headers: { apikey: s.apikey }, body: s.body('true'), ...load });
+    if (measured.errors) throw new Error(`Runyard: ${measured.errors} of ${measured.requests} submissions failed`);
+    const file = databaseUrlOf(s.server.config).replace(/^sqlite:/, '');
+    const taken = snapshot(file);
+    // The server stops before the baseline runs: its queue still holds thousands of jobs to run.
+    await s.close();
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
+    const baseline = await rawInserts(scratch, taken, load.durationMs);
+    console.log(`# B2 baseline: ${baseline.rows} rows inserted by better-sqlite3, WAL, synchronous=FULL, one transaction per row`);
+    console.log(figure('B2 job submissions throughput', measured.rps, baseline.rps, 'jobs/s'));
+    console.log(`# B2 submission latency under that load: p50 ${measured.p50.toFixed(1)} ms, p99 ${measured.p99.toFixed(1)} ms`);
+  } finally {
+    await s.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
