@@ -3,7 +3,7 @@ import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
-import { groupMembers, isRunning, readProcStat } from './proc.js';
+import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
 import { readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
 
 /** Resolves with promise, or rejects as soon as signal aborts. */
@@ -111,7 +111,7 @@ export class LocalExecutor implements Executor {
 
   /** After the wrapper ended: its exit file, or lost. Whatever it left running in its group is killed. */
   private async ended(control: AttemptControl, id: LocalId): Promise<TaskEnd> {
-    if (groupMembers(id.pid).length && this.signalGroup(id, 'SIGKILL')) await this.groupGone(id.pid, 10_000);
+    if (groupHasLiveMembers(id.pid) && this.signalGroup(id, 'SIGKILL')) await this.groupGone(id.pid, 10_000);
     const exitCode = await readExitFile(control);
     if (exitCode !== null) return { state: 'exited', exitCode };
     return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code` };
@@ -146,7 +146,7 @@ export class LocalExecutor implements Executor {
   private async groupGone(pgid: number, withinMs: number): Promise<boolean> {
     const deadline = Date.now() + withinMs;
     for (;;) {
-      if (!groupMembers(pgid).length) return true;
+      if (!groupHasLiveMembers(pgid)) return true;
       if (Date.now() >= deadline) return false;
       await sleep(Math.min(50, this.pollMs));
     }

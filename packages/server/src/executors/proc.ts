@@ -53,3 +53,16 @@ export function groupMembers(pgid: number): number[] {
   }
   return members;
 }
+
+/**
+ * Whether any live process is left in the group. Asking the kernel (kill 0) answers "none" without
+ * reading /proc; only when it says the group exists is /proc scanned, to leave zombies out.
+ */
+export function groupHasLiveMembers(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
+  }
+  return groupMembers(pgid).length > 0;
+}

@@ -6,24 +6,28 @@ import type { AttemptControl } from './executor.js';
  * The /bin/sh wrapper of every local task. Its text is a constant: the pid file, the exit file
  * and the task's argv reach it only as positional parameters, and the task runs as "$@", so no
  * value is ever read as shell code. It records "<pid> <starttime>" before the task starts and
- * the task's exit status after it ends, each atomically (written to .tmp, then renamed).
+ * the task's exit status after it ends, each in one write that readers take only when complete.
  */
 export const WRAPPER_SCRIPT = [
   'p=$1 x=$2',
   'shift 2',
-  'f() { shift 19; printf %s "$1"; }',
+  // Field 22 of /proc/$$/stat (start time), counted from the last ")" so the command name cannot
+  // shift it; split with globbing off, and no subshell: the wrapper costs one process, not three.
   'read -r s < /proc/$$/stat',
   's=${s##*) }',
   'set -f',
-  't=$(f $s)',
+  'i=2 t=',
+  'for w in $s; do i=$((i + 1)); if [ "$i" -eq 22 ]; then t=$w; break; fi; done',
   'set +f',
   // A graceful stop signals the whole group: the task decides what SIGTERM means, the wrapper
   // outlives it to record its exit (the no-op handler is reset to the default in the task).
   "trap ':' TERM INT HUP",
-  'printf \'%s %s\\n\' "$$" "$t" > "$p.tmp" && command -p mv -f "$p.tmp" "$p" || exit 125',
+  // Each record is one short write ending in a newline; readers take a file only when the newline
+  // is there, so a record is never read half-written (no rename: no extra process).
+  'printf \'%s %s\\n\' "$$" "$t" > "$p" || exit 125',
   '"$@"',
   'c=$?',
-  'printf \'%s\\n\' "$c" > "$x.tmp" && command -p mv -f "$x.tmp" "$x"',
+  'printf \'%s\\n\' "$c" > "$x"',
   'exit "$c"',
 ].join('\n');
 
@@ -53,12 +57,12 @@ async function readOrNull(file: string): Promise<string | null> {
 
 /** The pid and start time the wrapper recorded, or null when it never started. */
 export async function readPidFile(control: AttemptControl): Promise<{ pid: number; startTime: string } | null> {
-  const m = /^(\d+) (\d+)\n?$/.exec((await readOrNull(pidFileOf(control))) ?? '');
+  const m = /^(\d+) (\d+)\n$/.exec((await readOrNull(pidFileOf(control))) ?? '');
   return m ? { pid: Number(m[1]), startTime: m[2] } : null;
 }
 
 /** The exit status the wrapper recorded, or null when the task has not ended (or ended without recording it). */
 export async function readExitFile(control: AttemptControl): Promise<number | null> {
-  const m = /^(\d+)\n?$/.exec((await readOrNull(exitFileOf(control))) ?? '');
+  const m = /^(\d+)\n$/.exec((await readOrNull(exitFileOf(control))) ?? '');
   return m ? Number(m[1]) : null;
 }
