@@ -17,6 +17,22 @@ import { sendJob, type SendJobOptions } from './jobs-api/send-job.js';
 import type { JobDocument } from './jobs-api/types.js';
 import { waitJobCompletion, type JobCompletion, type WaitOptions } from './jobs-api/wait.js';
 import type { Table } from './table.js';
+import { Datasets } from './datasets/datasets.js';
+import { StreamUploader } from './datasets/upload.js';
+import { deleteJobResults, type JobDataDeletion, type JobDataMode } from './job-data/delete-job-data.js';
+import {
+  getResultsDeletionStatus,
+  getWorkdirDeletionStatus,
+  type ResultsDeletionStatus,
+  type WorkdirDeletionStatus,
+} from './job-data/deletion-status.js';
+import { getFolderDeletionStatus, getFolderItemsDeletionStatus } from './job-data/folder-status.js';
+import { getJobLogs } from './job-data/job-logs.js';
+import { getJobResults } from './job-data/job-results.js';
+import { getJobWorkdir, type WorkdirOptions } from './job-data/job-workdir.js';
+import { getParentJob, getRelatedJobs, type RelatedJob } from './job-data/related-jobs.js';
+import { getStorageContents } from './job-data/storage-contents.js';
+import type { CloudMeta, CloudName, FolderItemsStatus, FolderRecord, StorageContent } from './job-data/types.js';
 
 export interface ClientOptions {
   /** Base URL of the server; may carry a path prefix and a trailing slash. */
@@ -40,6 +56,8 @@ export class RunyardClient {
   readonly verify: Verify;
   readonly #engineToken: string;
   readonly admin: AdminClient;
+  /** Streams files to the upload route (it needs the key, which the transport keeps to itself). */
+  readonly #uploader: StreamUploader;
 
   constructor(options: ClientOptions) {
     this.transport = new Transport(options);
@@ -47,6 +65,7 @@ export class RunyardClient {
     this.verify = options.verify ?? true;
     this.#engineToken = options.engineToken ?? options.apikey;
     this.admin = new AdminClient(this.transport);
+    this.#uploader = new StreamUploader(options);
   }
 
   /** The token sent to workflow-engine routes (the API key when no engine token was given). */
@@ -215,6 +234,70 @@ export class RunyardClient {
   /** One job of a workspace: `status()`, `wait()`, `abort()`, `payload()`. */
   job(jobId: string, workspaceId: string): JobHandle {
     return new JobHandle(this.transport, jobId, workspaceId);
+  }
+
+  /** get_job_logs: each log file of the job by display name ("Nextflow standard output", "Nextflow log", "Trace file", …) with its s3:// or az:// URL. */
+  getJobLogs(jobId: string, workspaceId: string): Promise<Record<string, string>> {
+    return getJobLogs(this.transport, jobId, workspaceId);
+  }
+
+  /** get_job_results: the URL of a completed job's results directory. */
+  getJobResults(jobId: string, workspaceId: string): Promise<string> {
+    return getJobResults(this.transport, jobId, workspaceId);
+  }
+
+  /** get_job_workdir: the URL of the job's working directory (with the public client's fallbacks). */
+  getJobWorkdir(jobId: string, workspaceId: string, options?: WorkdirOptions): Promise<string> {
+    return getJobWorkdir(this.transport, jobId, workspaceId, options);
+  }
+
+  /** get_storage_contents: one level of a bucket (aws) or an Azure container (cloudMeta from `GET /api/v1/cloud/azure`). */
+  getStorageContents(
+    cloudName: CloudName,
+    cloudMeta: CloudMeta | null,
+    container: string,
+    path: string,
+    workspaceId: string,
+  ): Promise<StorageContent[]> {
+    return getStorageContents(this.transport, cloudName, cloudMeta, container, path, workspaceId);
+  }
+
+  /** delete_job_results: schedules the deletion of the job's results (`analysisResults`) or work directory (`workDirectory`). */
+  deleteJobResults(jobId: string, mode: JobDataMode, workspaceId: string): Promise<JobDataDeletion> {
+    return deleteJobResults(this.transport, jobId, mode, workspaceId);
+  }
+
+  getResultsDeletionStatus(jobId: string, workspaceId: string): Promise<ResultsDeletionStatus> {
+    return getResultsDeletionStatus(this.transport, jobId, workspaceId);
+  }
+
+  getWorkdirDeletionStatus(jobId: string, workspaceId: string): Promise<WorkdirDeletionStatus> {
+    return getWorkdirDeletionStatus(this.transport, jobId, workspaceId);
+  }
+
+  /** get_folder_deletion_status: the folder as a one-element array with its status. */
+  getFolderDeletionStatus(folderId: string, workspaceId: string): Promise<FolderRecord[]> {
+    return getFolderDeletionStatus(this.transport, folderId, workspaceId);
+  }
+
+  /** get_folder_items_deletion_status: the folders and files of a folder with their status. */
+  getFolderItemsDeletionStatus(folderId: string, workspaceId: string): Promise<FolderItemsStatus> {
+    return getFolderItemsDeletionStatus(this.transport, folderId, workspaceId);
+  }
+
+  /** get_parent_job: the id of the job that made the folder, or null. */
+  getParentJob(workspaceId: string, folderId: string): Promise<string | null> {
+    return getParentJob(this.transport, workspaceId, folderId);
+  }
+
+  /** The jobs sharing a working directory, across all pages of `limit`: job id → summary. */
+  getRelatedJobs(workspaceId: string, workdirFolderId: string, limit = 100): Promise<Record<string, RelatedJob>> {
+    return getRelatedJobs(this.transport, workspaceId, workdirFolderId, limit);
+  }
+
+  /** The File Explorer of a project (found by name with the projects search unless its id is given). */
+  datasets(workspaceId: string, projectName: string, options: { projectId?: string } = {}): Promise<Datasets> {
+    return Datasets.open(this.transport, workspaceId, projectName, { ...options, uploader: this.#uploader });
   }
 
   /** Frees pooled connections. */

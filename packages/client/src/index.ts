@@ -80,3 +80,27 @@ export {
   JOB_CSV_ORDER,
 } from './jobs-api/job-table.js';
 export { JobHandle } from './jobs-api/job-handle.js';
+export { JobNotCompletedError, NoCloudForWorkspaceError, NoResultDirectoriesError } from './job-data/errors.js';
+export { findCloud, storageUrl, azureHost, type FoundCloud } from './job-data/cloud.js';
+export { getStorageContents } from './job-data/storage-contents.js';
+export { parseStorageAddress, type StorageAddress } from './job-data/storage-address.js';
+export { LOG_DISPLAY_NAMES } from './job-data/job-logs.js';
+export { type WorkdirOptions } from './job-data/job-workdir.js';
+export { JOB_DATA_MODES, type JobDataMode, type JobDataDeletion } from './job-data/delete-job-data.js';
+export { type ResultsDeletionStatus, type WorkdirDeletionStatus, type StatusItem } from './job-data/deletion-status.js';
+export { type RelatedJob } from './job-data/related-jobs.js';
+export {
+  DELETION_STATUSES,
+  type StorageLocation,
+  type JobFolderRef,
+  type StorageContent,
+  type CloudName,
+  type CloudMeta,
+  type CloudStorageKeys,
+  type FolderRecord,
+  type FolderItemsStatus,
+} from './job-data/types.js';
+export { Datasets, destinationOf, checkName, type Destination, type FoundItem } from './datasets/datasets.js';
+export { pathSegments, splitParent, requireDataPath, ANALYSES_RESULTS, ANALYSES_RESULTS_ALIAS } from './datasets/paths.js';
+export { isFolder, kindOf, type ExplorerItem, type FolderContent, type ItemKind, type ParentKind } from './datasets/types.js';
+export { StreamUploader, type UploaderOptions } from './datasets/upload.js';
