@@ -2,10 +2,12 @@ import { Command } from 'commander';
 import { adminNoun } from './commands/admin/index.js';
 import { bashNoun } from './commands/bash/index.js';
 import { configureNoun } from './commands/configure/index.js';
+import { datasetsNoun } from './commands/datasets/index.js';
 import { jobNoun } from './commands/job/index.js';
 import { projectNoun } from './commands/project/index.js';
 import { queueNoun } from './commands/queue/index.js';
 import { serverNoun } from './commands/server/index.js';
+import { storageNoun } from './commands/storage/index.js';
 import { workflowNoun } from './commands/workflow/index.js';
 import type { CliContext } from './context.js';
 import { cliVersion } from './version.js';
@@ -38,6 +40,8 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(jobNoun(ctx))
     .addCommand(bashNoun(ctx))
     .addCommand(queueNoun(ctx))
+    .addCommand(datasetsNoun(ctx))
+    .addCommand(storageNoun(ctx))
     .addCommand(adminNoun(ctx))
     .addCommand(serverNoun(ctx));
   // Commands built on their own (new Command) do not inherit the root's settings until told to.
