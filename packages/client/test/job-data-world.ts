@@ -1,12 +1,13 @@
 // A server that runs jobs for real (scheduler, local executor) and deletes job data for real (the
 // deletion worker), reached through a recording proxy; a project "demo" and a container workflow
 // "ubuntu". Shared by the SDK and CLI tests of job data, storage browsing and the File Explorer.
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RunyardClient } from '@runyard/client';
 import { startRecordingProxy, type RecordingProxy } from '../../../test/support/recording-proxy.js';
+import { startAzurite, type AzuriteServer } from '../../../test/support/azurite.js';
 import { startRunningServer, type RunningServer } from '../../../test/support/running-server.js';
+import { startTestServer, type TestServer } from '../../../test/support/server.js';
 import { DeletionWorker } from '../../server/src/services/deletion-worker.js';
 import { createBlobStore } from '../../server/src/storage/registry.js';
 
@@ -88,4 +89,77 @@ export async function jobDataWorld(): Promise<JobDataWorld> {
   return world;
 }
 
-export { existsSync };
+/**
+ * A server keeping its data in Azure Blob Storage (Azurite), without a scheduler: jobs are submitted,
+ * their data written to the container directly and their status set, as a finished job would leave them.
+ */
+export interface AzureWorld {
+  s: TestServer;
+  azurite: AzuriteServer;
+  proxy: RecordingProxy;
+  client: RunyardClient;
+  ws: string;
+  projectId: string;
+  container: string;
+  /** `az://<account>.blob.core.windows.net/<container>/` */
+  base: string;
+  since(n: number): string[];
+  /** A completed job whose logs, results (`results/out.txt`, `summary.txt`) and work directory are in the container. */
+  finishedJob(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function azureWorld(): Promise<AzureWorld> {
+  const azurite = await startAzurite();
+  const s = await startTestServer({
+    listen: true,
+    env: { RUNYARD_STORAGE_BACKEND: 'azure', RUNYARD_AZURE_CONNECTION_STRING: azurite.connectionString },
+  });
+  const blobs = createBlobStore(s.config);
+  const proxy = await startRecordingProxy(s.url);
+  const client = new RunyardClient({ platformUrl: proxy.url, apikey: s.admin.apikey });
+  const ws = s.admin.workspaceId;
+  const projectId = await client.createProject(ws, 'demo');
+  await client.admin.createDockerWorkflow({ workspaceId: ws, name: 'ubuntu', containerName: 'library/ubuntu:22.04' });
+  const container = `runyard-${ws}`;
+  await blobs.ensureBucket(container);
+  return {
+    s,
+    azurite,
+    proxy,
+    client,
+    ws,
+    projectId,
+    container,
+    base: `az://${azurite.accountName}.blob.core.windows.net/${container}/`,
+    since: (n) => proxy.requests.slice(n).map((r) => `${r.method} ${decodeURIComponent(r.url).split(ws).join('W')}`),
+    async finishedJob(name) {
+      const id = await client.sendJob({
+        workspaceId: ws,
+        projectName: 'demo',
+        workflowName: 'ubuntu',
+        workflowType: 'docker',
+        command: 'true',
+        jobName: name,
+      });
+      const files: Record<string, string> = {
+        'logs/stdout.txt': 'out\n',
+        'logs/.nextflow.log': 'log\n',
+        'logs/trace.txt': 'trace\n',
+        'results/results/out.txt': 'hello results\n',
+        'results/summary.txt': 'summary\n',
+        'work/ab/cdef/.command.sh': 'true\n',
+      };
+      for (const [key, text] of Object.entries(files)) await blobs.put(container, `${ws}/jobs/${id}/${key}`, Buffer.from(text));
+      const now = new Date().toISOString();
+      await s.store.db.updateTable('jobs').set({ status: 'completed', start_time: now, end_time: now }).where('id', '=', id).execute();
+      return id;
+    },
+    async close() {
+      client.close();
+      await proxy.close();
+      await s.close();
+      await azurite.stop();
+    },
+  };
+}
