@@ -240,6 +240,32 @@ describe('SDK job data: logs, results, work directory, deletion and related jobs
     assert.equal(items[0].status, 'deleted');
   });
 
+  it('get_job_workdir of a resumable job whose work directory is gone: a warning, then the logs-based path', async () => {
+    const job = await w.client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'true',
+      jobName: 'resumable',
+    });
+    assert.equal((await w.client.waitJobCompletion(job, ws, { waitTime: 60, requestInterval: 0.1 })).status, 'completed');
+    // Bash jobs are not resumable; marked so here, the job stands in for a resumable Nextflow job.
+    await w.s.store.db.updateTable('jobs').set({ resumable: 1 }).where('id', '=', job).execute();
+    const d = await w.client.getJobStatus(job, ws);
+    const folder = folderOf(d, 'workDirectory');
+    assert.equal(d.resumeWorkDir, folder);
+    assert.equal(await w.client.getJobWorkdir(job, ws), `s3://${w.bucket}/${ws}/jobs/${job}/work`);
+    await w.client.deleteJobResults(job, 'workDirectory', ws);
+    await w.waitFolderStatus(folder, 'deleted');
+    const warnings: string[] = [];
+    const n = w.proxy.requests.length;
+    const url = await w.client.getJobWorkdir(job, ws, { warn: (m) => warnings.push(m) });
+    assert.deepEqual(w.since(n), [`GET /api/v1/jobs/${job}?teamId=W`, `GET /api/v1/folders?id=${folder}&teamId=W`]);
+    assert.equal(url, `s3://${w.bucket}/${ws}/jobs/${job}/work`);
+    assert.deepEqual(warnings, [`Warning: Could not get shared workdir from folders API: Folder ${folder} was not found.`]);
+  });
+
   it('get_folder_items_deletion_status lists the items of a dataset with their status', async () => {
     const items = await w.client.getFolderItemsDeletionStatus(await analysesId(), ws);
     const ours = items.folders.find((f) => String(f.name).endsWith(`-${id}`));
