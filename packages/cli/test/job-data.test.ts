@@ -137,6 +137,17 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
     );
   });
 
+  it('job results --delete -y of a job whose results hold only files: a warning, and the results are still deleted', async () => {
+    const job = await w.runJob('echo flat > "$RUNYARD_RESULTS_DIR/only.txt"', 'flat');
+    const { r, seq } = await wire(['job', 'results', '--job-id', job, '--delete', '-y']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^Warning: No result directories found for this job\n/);
+    assert.equal(seq.at(-1), `DELETE /api/v1/jobs/${job}/data?properties[]=analysisResults&teamId=W`);
+    assert.equal(r.stdout, 'Results directories deleted successfully.\n');
+    const plain = await wire(['job', 'results', '--job-id', job]);
+    assert.equal(plain.r.code, 1);
+  });
+
   it('job workdir --delete -y: the lookup, then the DELETE of the work directory', async () => {
     const job = await w.runJob('echo work', 'cli-wd');
     const doc = await w.client.getJobStatus(job, ws);
