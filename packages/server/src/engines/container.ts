@@ -3,7 +3,8 @@ import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath } from './find-executable.js';
-import { parameterEnvName, taskParameters } from './parameters.js';
+import type { JobInputs } from './inputs.js';
+import { parameterEnvName, parameterFilesEnvName, taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
 /** $0 of the job's bash. */
@@ -20,14 +21,19 @@ const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
  * in the workflow's image; otherwise on the host, and the log's first line says so.
  */
 export const containerEngine: Engine = {
-  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<TaskSpec> {
+  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
     const command = (job.command || workflow.default_command || '').trim();
     if (!command) throw new EngineError('The job has no command to run.');
-    const { parameters, skipped } = taskParameters(job.parameters_json);
+    const { parameters, skipped } = taskParameters(job.parameters_json, inputs);
     const env = baseTaskEnv(job, paths, config);
-    for (const p of parameters) env[parameterEnvName(p.name)] = p.text;
+    for (const p of parameters) {
+      env[parameterEnvName(p.name)] = p.text;
+      if (p.files) env[parameterFilesEnvName(p.name)] = p.files.join('\n');
+    }
     const bash = ['bash', '-c', `${command} "$@"`, JOB_NAME, ...parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])];
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
+    preamble.push(...(inputs?.notes ?? []));
+    if (inputs?.paramsFile) preamble.push('Runyard: the parametersFile is not used by bash jobs; pass its values as parameters.');
     const image = workflow.container_name ?? '';
     const runtime = config.containerRuntime ? findOnPath(config.containerRuntime, config.taskPath) : null;
     if (!runtime) {
@@ -49,6 +55,8 @@ export const containerEngine: Engine = {
       `${paths.work}:${paths.work}`,
       '-v',
       `${paths.results}:${paths.results}`,
+      // Inputs are read where they are (a file of the local store, or a staged copy), never written.
+      ...(inputs?.readPaths ?? []).filter((p) => !p.includes(':')).flatMap((p) => ['-v', `${p}:${p}:ro`]),
       '-w',
       paths.work,
       // Variables are named, not given: their values come from the runtime's environment, never from its argv.

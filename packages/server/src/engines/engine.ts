@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
 import type { JobTable, WorkflowTable } from '../store/schema.js';
+import type { JobInputs } from './inputs.js';
 
 export type JobRow = Selectable<JobTable>;
 export type WorkflowRow = Selectable<WorkflowTable>;
@@ -15,8 +16,9 @@ export class EngineError extends Error {
 /**
  * Turns a job of one workflow type into the task an executor runs: argv, environment, working
  * directory and log file. prepare may write files the task needs (a params file, the workflow's
- * sources), only under the job's paths.
+ * sources), only under the job's paths. `inputs` are the job's staged File Explorer inputs
+ * (engines/inputs.ts); without them data items are not passed and glob patterns are passed as text.
  */
 export interface Engine {
-  prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<TaskSpec>;
+  prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec>;
 }

@@ -3,10 +3,11 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
 import { materializeCommit } from '../git/snapshot.js';
-import type { JobPaths } from '../scheduler/job-paths.js';
+import { isResumedWorkDir, type JobPaths } from '../scheduler/job-paths.js';
 import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath, isExecutableFile } from './find-executable.js';
+import type { JobInputs } from './inputs.js';
 import { nextflowParamValue } from './nextflow-param-value.js';
 import { taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
@@ -56,30 +57,39 @@ function mainScript(src: string, workflow: WorkflowRow): string {
   return file;
 }
 
+/** Where a Nextflow job publishes its results unless it says otherwise: `results/` in its results folder (the public client looks for a directory named results). */
+export function defaultOutdir(paths: JobPaths): string {
+  return path.join(paths.results, 'results');
+}
+
 /**
  * Nextflow jobs: the workflow is materialised at the job's resolved commit, its parameters are
- * written to a params file (never to the command line), and `nextflow run` starts in the job's
- * work directory with -work-dir, -with-trace, -name, the profile and NXF_VER.
+ * written to a params file (never to the command line): those of its parametersFile, then its
+ * own parameters over them, with staged inputs as paths (a glob as `<directory>/<pattern>`, which
+ * Nextflow expands), and outdir by default in its results folder. `nextflow run` starts in the
+ * job's work directory with -work-dir, -with-trace, -name, the profile and NXF_VER; a resumed job
+ * runs in its parent's work directory with -resume.
  */
 export const nextflowEngine: Engine = {
-  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<TaskSpec> {
+  async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
     const bin = nextflowBinary(config);
-    const { parameters, skipped } = taskParameters(job.parameters_json);
+    const { parameters, skipped } = taskParameters(job.parameters_json, inputs);
     const src = await materialize(job, workflow, paths, config);
-    const params: Record<string, string | number | boolean> = {};
+    const params: Record<string, unknown> = { ...inputs?.paramsFile };
     for (const p of parameters) params[p.name] = nextflowParamValue(p.value);
-    params.outdir ??= paths.results;
+    params.outdir ??= defaultOutdir(paths);
     const paramsFile = path.join(paths.control, `params-${job.attempt}.json`);
     await mkdir(paths.control, { recursive: true });
     await writeFile(paramsFile, JSON.stringify(params, null, 2), { mode: 0o600 });
     const argv = [bin, '-log', path.join(paths.logs, '.nextflow.log'), 'run', mainScript(src, workflow), '-params-file', paramsFile];
     argv.push('-work-dir', paths.work, '-with-trace', path.join(paths.logs, 'trace.txt'), '-name', runNameOf(job));
     if (job.profile) argv.push('-profile', job.profile);
-    // A re-run of a lost attempt picks up the work the previous attempt finished.
-    if (job.resumable && job.attempt > 1) argv.push('-resume');
+    // A resumed job picks up its parent's work; a re-run of a lost attempt the work the previous attempt finished.
+    if (isResumedWorkDir(paths) || (job.resumable && job.attempt > 1)) argv.push('-resume');
     const env = { ...baseTaskEnv(job, paths, config), NXF_HOME: path.join(config.dataDir, 'nextflow-home') };
     if (job.nextflow_version) Object.assign(env, { NXF_VER: job.nextflow_version });
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
+    preamble.push(...(inputs?.notes ?? []));
     return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
   },
 };

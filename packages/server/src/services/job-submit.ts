@@ -1,6 +1,7 @@
 import { isoNow, MODULE_GROUPS, newObjectId, type JobSubmitBody, type JobType } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { checkJobInputs } from '../engines/input-refs.js';
 import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
@@ -20,7 +21,7 @@ function jobTypeOf(workflowType: string, platform: string): JobType {
   return platform === 'azure' ? 'nextflowAzure' : platform === 'hpc' ? 'nextflowHpc' : 'nextflowAWS';
 }
 
-/** Only text parameters exist before issue 5's File Explorer; the rest are checked for shape here. */
+/** The shape of text and array-column parameters; the inputs (data items, glob folders, parametersFile) are checked by checkJobInputs. */
 function checkParameters(body: JobSubmitBody): void {
   const names = new Set<string>();
   for (const p of body.parameters ?? []) {
@@ -54,6 +55,8 @@ export async function submitJob(
   if (workflowType === 'docker' && !body.command) throw new AppError('VALIDATION_FAILED', 'command is required for bash jobs on a container workflow.');
   if (workflowType !== 'docker' && body.command) throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${workflow.name} is ${workflowType}.`);
   checkParameters(body);
+  // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).
+  await checkJobInputs(db, storage, ctx.workspaceId, body);
   const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
   const queue = body.batch?.jobQueue
     ? await getQueue(db, ctx.workspaceId, body.batch.jobQueue)

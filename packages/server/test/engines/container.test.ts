@@ -50,6 +50,38 @@ describe('container engine', () => {
     ]);
   });
 
+  it('passes staged inputs as paths, with RUNYARD_FILES_<NAME>, and mounts them read-only into a container', async () => {
+    const dir = fakeRuntime('podman');
+    const paths = pathsFor();
+    const job = jobRow({
+      command: 'cat',
+      parameters_json: JSON.stringify([
+        { prefix: '--', name: 'in', parameterKind: 'dataItem', dataItem: { kind: 'File', item: 'F1' } },
+        { prefix: '--', name: 'reads', parameterKind: 'globPattern', globPattern: '*.fq', folder: 'D1' },
+        { prefix: '--', name: 'loose', parameterKind: 'dataItem', dataItem: { kind: 'File', item: 'F2' } },
+      ]),
+    });
+    const inputs = {
+      parameters: new Map([
+        [0, { value: '/store/a.txt', files: ['/store/a.txt'] }],
+        [1, { value: '/in/reads/*.fq', files: ['/in/reads/x.fq', '/in/reads/y.fq'] }],
+      ]),
+      paramsFile: null,
+      readPaths: ['/store/a.txt', '/in/reads'],
+      notes: [],
+    };
+    const host = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
+    assert.deepEqual(host.argv.slice(3), ['runyard-job', '--in', '/store/a.txt', '--reads', '/in/reads/*.fq']);
+    assert.equal(host.env.RUNYARD_FILES_IN, '/store/a.txt');
+    assert.equal(host.env.RUNYARD_FILES_READS, '/in/reads/x.fq\n/in/reads/y.fq');
+    assert.equal(host.env.RUNYARD_PARAM_READS, '/in/reads/*.fq');
+    // Without staging (an engine called alone), a data item is not passed and says so.
+    assert.match(host.preamble!.join('\n'), /not passed to the task.*loose \(dataItem\)/);
+    const boxed = await containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'podman', taskPath: dir }, inputs);
+    const options = boxed.argv.join(' ');
+    assert.ok(options.includes('-v /store/a.txt:/store/a.txt:ro -v /in/reads:/in/reads:ro'), options);
+  });
+
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {
     const task = await containerEngine.prepare(jobRow(), workflowRow({ default_command: 'ls' }), pathsFor(), config);
     assert.equal(task.argv[2], 'ls "$@"');

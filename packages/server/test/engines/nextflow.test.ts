@@ -71,7 +71,7 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
     ]);
     assert.equal(readFileSync(path.join(src, 'pipelines/main.nf'), 'utf8'), 'workflow { }\n');
     // Typed as Nextflow types `--name value` on its command line: booleans and numbers.
-    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, skip: false, ratio: 0.5, sample: '007a', outdir: paths.results });
+    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, skip: false, ratio: 0.5, sample: '007a', outdir: path.join(paths.results, 'results') });
     assert.equal(statSync(paramsFile).mode & 0o777, 0o600);
     assert.equal(task.env.NXF_VER, '22.10.8');
     assert.equal(task.env.HOME, paths.work);
@@ -91,6 +91,36 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
     assert.ok(task.argv.includes(`runyard-${jobRow().id}-2`));
     assert.equal(JSON.parse(readFileSync(path.join(paths.control, 'params-2.json'), 'utf8')).outdir, 'mine');
     assert.equal(task.env.NXF_VER, undefined);
+  });
+
+  it('puts the parametersFile under the parameters, staged inputs as paths; a job in another job\'s work directory gets -resume', async () => {
+    const paths = { ...pathsFor(config.dataDir), workPrefix: 'ws/jobs/parent/work' };
+    const inputs = {
+      parameters: new Map([[1, { value: '/in/reads/*.fq', files: ['/in/reads/a.fq'] }]]),
+      paramsFile: { genome: 'hg19', reads: 'from-file', nested: { depth: 2 } },
+      readPaths: ['/in/reads'],
+      notes: ['Runyard: a note'],
+    };
+    const task = await nextflowEngine.prepare(
+      job({
+        parameters_json: JSON.stringify([
+          { prefix: '--', name: 'genome', parameterKind: 'textValue', textValue: 'hg38' },
+          { prefix: '--', name: 'reads', parameterKind: 'globPattern', globPattern: '*.fq', folder: 'F' },
+        ]),
+      }),
+      workflow(),
+      paths,
+      config,
+      inputs,
+    );
+    assert.deepEqual(JSON.parse(readFileSync(path.join(paths.control, 'params-1.json'), 'utf8')), {
+      genome: 'hg38',
+      reads: '/in/reads/*.fq',
+      nested: { depth: 2 },
+      outdir: path.join(paths.results, 'results'),
+    });
+    assert.equal(task.argv.at(-1), '-resume');
+    assert.deepEqual(task.preamble, ['Runyard: a note']);
   });
 
   it('T11: parameter values are in the params file only, never on the command line of the running task', async () => {
@@ -122,7 +152,7 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
     assert.ok(cmdlines.length >= 2);
     for (const c of cmdlines) assert.ok(!c.includes('canary-param-secret'), c);
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
-    assert.ok(existsSync(path.join(paths.results, 'result.txt')));
+    assert.ok(existsSync(path.join(paths.results, 'results', 'result.txt')));
   });
 
   it('a missing nextflow binary fails with a clear message', async () => {

@@ -127,8 +127,8 @@ describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () =>
     const trace = readFileSync(path.join(paths.logs, 'trace.txt'), 'utf8').trim().split('\n');
     assert.equal(trace.length, 3);
     assert.match(trace[0], /^task_id\thash\t/);
-    const result = JSON.parse(readFileSync(path.join(paths.results, 'result.txt'), 'utf8'));
-    assert.deepEqual(result.params, { input: 'data/*.fq', flag: true, outdir: paths.results });
+    const result = JSON.parse(readFileSync(path.join(paths.results, 'results', 'result.txt'), 'utf8'));
+    assert.deepEqual(result.params, { input: 'data/*.fq', flag: true, outdir: path.join(paths.results, 'results') });
     assert.equal(result.version, '22.10.8');
     assert.equal(result.resume, false);
     await assertLegalHistory(env, id);

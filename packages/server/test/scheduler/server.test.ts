@@ -100,7 +100,7 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 60_
     await waitFor('the job to complete', async () => (await statusOf(jobId)) === 'completed');
     const paths = jobPaths(server.config.dataDir, ws, jobId);
     assert.match(readFileSync(path.join(paths.logs, 'stdout.txt'), 'utf8'), /version 22\.10\.8/);
-    assert.ok(readFileSync(path.join(paths.results, 'result.txt'), 'utf8').length > 0);
+    assert.ok(readFileSync(path.join(paths.results, 'results', 'result.txt'), 'utf8').length > 0);
   });
 
   it('an abort with force stops a running job at once', async () => {

@@ -1,0 +1,261 @@
+import { mkdir, rm, stat, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { Kysely } from 'kysely';
+import { AppError } from '../errors/app-error.js';
+import { pullFile } from '../scheduler/blob-sync.js';
+import type { JobPaths } from '../scheduler/job-paths.js';
+import type { FolderRow } from '../services/data-items.js';
+import { storageDepsOf } from '../services/storage-access.js';
+import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
+import { isPathInside } from '../storage/local.js';
+import type { Database } from '../store/schema.js';
+import { EngineError, type JobRow } from './engine.js';
+import { globToRegExp } from './glob.js';
+import {
+  findInputFile,
+  findInputFolder,
+  idOf,
+  paramsFileFormat,
+  paramsFileRef,
+  resolveParamsFile,
+  type InputFolder,
+  type StoredParameter,
+} from './input-refs.js';
+
+/**
+ * Staging of a job's File Explorer inputs before its task starts (see docs/job-data.md):
+ *
+ * - a `dataItem` parameter becomes the path of its file: on the local store the stored file
+ *   itself (tasks only read it), on S3 and Azure a copy in `<inputs>/<parameter>/<file name>`;
+ * - a `globPattern` parameter becomes `<directory>/<pattern>`, the directory holding the
+ *   matching files of its folder at their paths relative to it: on the local store an S3 folder
+ *   is used in place, a virtual folder (or dataset) gets links to its files in
+ *   `<inputs>/<parameter>/`; on S3 and Azure the matching objects are downloaded there. The
+ *   matched files themselves are listed too (bash jobs get them as RUNYARD_FILES_<NAME>);
+ * - the `parametersFile` (JSON or YAML, a File Explorer file or an s3:// / az:// object) is read
+ *   and its parameters handed to the engine.
+ *
+ * `<inputs>` is outside the job's storage (beside its control files), so staged copies are never
+ * uploaded with the job's outputs. An input that has gone since the submission fails the job.
+ */
+
+export interface StagedParameter {
+  /** What the task gets as the parameter's value: a file path, or `<directory>/<pattern>`. */
+  value: string;
+  /** The files it stands for. */
+  files: string[];
+}
+
+export interface JobInputs {
+  /** By position in the job's parameter list. */
+  parameters: Map<number, StagedParameter>;
+  /** The parameters of the parametersFile, or null. */
+  paramsFile: Record<string, unknown> | null;
+  /** Host paths (files or directories) the task reads its inputs from: mounted read-only into a container. */
+  readPaths: string[];
+  /** Lines for the job's log. */
+  notes: string[];
+}
+
+export const NO_INPUTS: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
+
+export interface StageDeps {
+  db: Kysely<Database>;
+  blobs: BlobStore;
+}
+
+/** Most objects one glob input may look through, and most bytes of a parametersFile. */
+export const MAX_INPUT_OBJECTS = 100_000;
+export const MAX_PARAMS_FILE_BYTES = 10 * 1024 * 1024;
+
+interface InputObject {
+  /** Path relative to the folder, `/`-separated. */
+  rel: string;
+  bucket: string;
+  key: string;
+}
+
+const isStorageFolder = (f: FolderRow) => f.item_type !== 'VirtualFolder' && Boolean(f.bucket && f.storage_key);
+
+/** Every object of a folder or dataset (through virtual folders, into S3/Azure folders), with its path relative to it. */
+async function folderObjects(deps: StageDeps, workspaceId: string, top: InputFolder): Promise<InputObject[]> {
+  const out: InputObject[] = [];
+  const add = (o: InputObject) => {
+    if (out.length >= MAX_INPUT_OBJECTS) throw new EngineError(`it holds more than ${MAX_INPUT_OBJECTS} files`);
+    out.push(o);
+  };
+  const listStorage = async (bucket: string, prefix: string, rel: string) => {
+    let cursor: string | undefined;
+    do {
+      const page = await deps.blobs.list(bucket, prefix, { limit: 1000, ...(cursor && { cursor }) });
+      for (const e of page.entries) if (!e.isDir) add({ rel: rel + e.key.slice(prefix.length + 1), bucket, key: e.key });
+      cursor = page.cursor;
+    } while (cursor);
+  };
+  const visit = async (id: string, rel: string, depth: number): Promise<void> => {
+    if (depth > 64) return;
+    const files = await deps.db
+      .selectFrom('files')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_id', '=', id)
+      .where('status', '=', 'ready')
+      .execute();
+    for (const f of files) if (f.bucket && f.storage_key) add({ rel: rel + f.name, bucket: f.bucket, key: f.storage_key });
+    const folders = await deps.db
+      .selectFrom('folders')
+      .selectAll()
+      .where('workspace_id', '=', workspaceId)
+      .where('parent_id', '=', id)
+      .where('status', '=', 'ready')
+      .execute();
+    for (const f of folders) {
+      if (isStorageFolder(f)) await listStorage(f.bucket!, f.storage_key!, `${rel}${f.name}/`);
+      else await visit(f.id, `${rel}${f.name}/`, depth + 1);
+    }
+  };
+  if (top.kind === 'folder' && isStorageFolder(top.row)) await listStorage(top.row.bucket!, top.row.storage_key!, '');
+  else await visit(top.row.id, '', 0);
+  return out;
+}
+
+/** A directory name for a parameter's staged files: its name with anything but letters, digits, `.`, `_`, `-` made `_`; unique. */
+function dirNameFor(name: string, used: Set<string>): string {
+  let base = name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100) || 'input';
+  if (/^\.+$/.test(base)) base = `_${base}`;
+  let out = base;
+  for (let n = 2; used.has(out); n++) out = `${base}-${n}`;
+  used.add(out);
+  return out;
+}
+
+/** `root`/`rel`, refused when it would leave root. */
+function inside(root: string, rel: string): string {
+  const target = path.resolve(root, ...rel.split('/'));
+  if (target === root || !isPathInside(root, target)) throw new EngineError(`the file "${rel}" would leave its input directory`);
+  return target;
+}
+
+async function readAll(blobs: BlobStore, bucket: string, key: string, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of await blobs.get(bucket, key)) {
+    size += (chunk as Buffer).length;
+    if (size > max) throw new EngineError(`it is larger than ${max} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseParamsFile(text: string, format: 'json' | 'yaml'): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = format === 'json' ? JSON.parse(text) : yaml.load(text, { schema: yaml.CORE_SCHEMA });
+  } catch (e) {
+    throw new EngineError(`it is not valid ${format.toUpperCase()}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw new EngineError('it does not hold an object of parameters');
+  return value as Record<string, unknown>;
+}
+
+/** Turns a step's failure into the job's message, naming the input. */
+async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof BlobNotFoundError)
+      throw new EngineError(`The input ${what} could not be staged: its object ${e.key ?? ''} is gone from the store.`);
+    const message = e instanceof AppError || e instanceof EngineError ? e.message : `${(e as Error).message}`;
+    throw new EngineError(`The input ${what} could not be staged: ${message}`);
+  }
+}
+
+/** Stages the inputs of a job for its task (see the module comment). Throws an EngineError naming the input that failed. */
+export async function stageInputs(deps: StageDeps, job: JobRow, paths: JobPaths): Promise<JobInputs> {
+  const { db, blobs } = deps;
+  const local = Boolean(blobs.localPath);
+  const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
+  const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
+  await rm(paths.inputs, { recursive: true, force: true });
+  const used = new Set<string>();
+  const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
+
+  for (const [index, p] of (Array.isArray(stored) ? stored : []).entries()) {
+    const name = String(p.name ?? '');
+    if (p.parameterKind === 'dataItem') {
+      const id = idOf(p.dataItem?.item);
+      if (!id) continue;
+      out.parameters.set(
+        index,
+        await step(`"${name}"`, async () => {
+          const file = await findInputFile(db, job.workspace_id, id);
+          if (!file) throw new EngineError(`file ${id} is no longer in this workspace`);
+          if (local) {
+            const file_ = await localPathOf(file.bucket!, file.storage_key!);
+            if (!(await stat(file_).catch(() => null))?.isFile()) throw new BlobNotFoundError(file.bucket!, file.storage_key!);
+            out.readPaths.push(file_);
+            return { value: file_, files: [file_] };
+          }
+          const dir = path.join(paths.inputs, dirNameFor(name, used));
+          const target = inside(dir, path.basename(file.name));
+          await pullFile(blobs, file.bucket!, file.storage_key!, target);
+          out.readPaths.push(dir);
+          return { value: target, files: [target] };
+        }),
+      );
+    } else if (p.parameterKind === 'globPattern' && typeof p.globPattern === 'string') {
+      const id = idOf(p.folder);
+      if (!id) continue;
+      const pattern = p.globPattern;
+      out.parameters.set(
+        index,
+        await step(`"${name}"`, async () => {
+          const folder = await findInputFolder(db, job.workspace_id, id);
+          if (!folder) throw new EngineError(`folder ${id} is no longer in this workspace`);
+          const re = globToRegExp(pattern);
+          const matched = (await folderObjects(deps, job.workspace_id, folder))
+            .filter((o) => re.test(o.rel))
+            .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
+          if (!matched.length) out.notes.push(`Runyard: no file of the folder of parameter "${name}" matches ${pattern}.`);
+          if (local && folder.kind === 'folder' && isStorageFolder(folder.row)) {
+            const dir = await localPathOf(folder.row.bucket!, folder.row.storage_key!);
+            out.readPaths.push(dir);
+            return { value: `${dir}/${pattern}`, files: await Promise.all(matched.map((o) => localPathOf(o.bucket, o.key))) };
+          }
+          const dir = path.join(paths.inputs, dirNameFor(name, used));
+          await mkdir(dir, { recursive: true });
+          const files: string[] = [];
+          for (const o of matched) {
+            const target = inside(dir, o.rel);
+            if (local) {
+              const source = await localPathOf(o.bucket, o.key);
+              await mkdir(path.dirname(target), { recursive: true });
+              await symlink(source, target);
+              out.readPaths.push(source);
+            } else await pullFile(blobs, o.bucket, o.key, target);
+            files.push(target);
+          }
+          out.readPaths.push(dir);
+          return { value: `${dir}/${pattern}`, files };
+        }),
+      );
+    }
+  }
+
+  const request = JSON.parse(job.request_json || '{}') as { parametersFile?: unknown };
+  if (request.parametersFile !== undefined && request.parametersFile !== null) {
+    out.paramsFile = await step('parametersFile', async () => {
+      const ref = paramsFileRef(request.parametersFile);
+      if (!ref) return null;
+      const { azureAccount } = storageDepsOf(blobs);
+      const where = await resolveParamsFile(db, { kind: blobs.kind, azureAccount }, job.workspace_id, ref);
+      const format = paramsFileFormat(where.name) ?? paramsFileFormat(where.key) ?? 'json';
+      const text = (await readAll(blobs, where.bucket, where.key, MAX_PARAMS_FILE_BYTES)).toString('utf8');
+      return parseParamsFile(text, format);
+    });
+  }
+  out.readPaths = [...new Set(out.readPaths)];
+  return out;
+}

@@ -1,0 +1,137 @@
+import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
+import { lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { BlobStat, BlobStore } from '../storage/blob-store.js';
+import { checkKey } from '../storage/keys.js';
+import { isPathInside } from '../storage/local.js';
+
+/**
+ * Copies between a local directory and a folder of a blob store (S3, Azure), for tasks that run
+ * on local copies: a job's logs, results and work directory are pushed to the store when it
+ * settles (its logs also while it runs), and a resumed job's work folder is pulled first.
+ * Only regular files travel: symbolic links and special files are skipped, and nothing is ever
+ * deleted on the other side. A file is copied when the other side has none, or one of another
+ * size, or (pushing) one older than the local file by the second.
+ */
+
+/** Files copied at the same time. */
+const PARALLEL = 8;
+
+export interface SyncResult {
+  copied: number;
+  /** Local files whose names the store cannot take (a control character, a backslash...): not copied. */
+  skipped: string[];
+}
+
+async function inParallel<T>(items: T[], fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, items.length) }, worker));
+}
+
+/** Every object under the folder `prefix`, by key. */
+async function remoteObjects(blobs: BlobStore, bucket: string, prefix: string): Promise<Map<string, BlobStat>> {
+  const out = new Map<string, BlobStat>();
+  let cursor: string | undefined;
+  do {
+    const page = await blobs.list(bucket, prefix, { limit: 1000, ...(cursor && { cursor }) });
+    for (const e of page.entries) if (!e.isDir) out.set(e.key, { size: e.size, lastModified: e.lastModified ?? new Date(0) });
+    cursor = page.cursor;
+  } while (cursor);
+  return out;
+}
+
+/** Regular files below `dir`, as paths relative to it with `/` separators; a missing dir has none. */
+async function localFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (sub: string) => {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(path.join(dir, sub), { withFileTypes: true });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      throw e;
+    }
+    for (const entry of entries) {
+      const rel = sub ? `${sub}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(rel);
+      else if (entry.isFile()) out.push(rel);
+    }
+  };
+  await walk('');
+  return out;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** Uploads the regular files below `dir` to `bucket`/`prefix`/<relative path> (see the module comment for which). */
+export async function pushDir(blobs: BlobStore, dir: string, bucket: string, prefix: string): Promise<SyncResult> {
+  const files = await localFiles(dir);
+  const result: SyncResult = { copied: 0, skipped: [] };
+  if (!files.length) return result;
+  await blobs.ensureBucket(bucket);
+  const remote = await remoteObjects(blobs, bucket, prefix);
+  await inParallel(files, async (rel) => {
+    let key: string;
+    try {
+      key = checkKey(`${prefix}/${rel}`);
+    } catch {
+      result.skipped.push(rel);
+      return;
+    }
+    const file = path.join(dir, ...rel.split('/'));
+    let local;
+    try {
+      local = await lstat(file);
+    } catch {
+      return; // gone meanwhile
+    }
+    if (!local.isFile()) return;
+    const there = remote.get(key);
+    if (there && there.size === local.size && seconds(local.mtimeMs) <= seconds(there.lastModified.getTime())) return;
+    await blobs.put(bucket, key, createReadStream(file));
+    result.copied++;
+  });
+  return result;
+}
+
+/**
+ * Downloads every object under `bucket`/`prefix` to `dir`/<relative key>, unless a local file of
+ * the same size is there. Each file is written beside its target and renamed over it, and gets
+ * the object's time (so that pushing it back does not copy it again).
+ */
+export async function pullDir(blobs: BlobStore, bucket: string, prefix: string, dir: string): Promise<SyncResult> {
+  const remote = await remoteObjects(blobs, bucket, prefix);
+  const result: SyncResult = { copied: 0, skipped: [] };
+  const root = path.resolve(dir);
+  await inParallel([...remote], async ([key, object]) => {
+    const rel = key.slice(prefix.length).replace(/^\/+/, '');
+    const target = path.resolve(root, ...rel.split('/'));
+    if (!rel || target === root || !isPathInside(root, target)) {
+      result.skipped.push(key);
+      return;
+    }
+    const existing = await stat(target).catch(() => null);
+    if (existing?.isFile() && existing.size === object.size) return;
+    await pullFile(blobs, bucket, key, target, object.lastModified);
+    result.copied++;
+  });
+  return result;
+}
+
+/** One object to a local file, written beside it and renamed over it. */
+export async function pullFile(blobs: BlobStore, bucket: string, key: string, target: string, time?: Date): Promise<void> {
+  await mkdir(path.dirname(target), { recursive: true });
+  const tmp = `${target}.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  try {
+    await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { mode: 0o644 }));
+    if (time) await utimes(tmp, time, time);
+    await rename(tmp, target);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
