@@ -114,6 +114,12 @@ export const CONFIG_KEYS = {
     default: 2000,
     doc: 'Milliseconds between passes of the deletion worker, which deletes the blobs of folders scheduled for deletion; a deletion requested in the same process wakes it at once.',
   },
+  logSyncMs: {
+    env: 'RUNYARD_LOG_SYNC_MS',
+    schema: Type.Integer({ minimum: 0, maximum: 3_600_000 }),
+    default: 10000,
+    doc: "With the s3 or azure storage backend: milliseconds between uploads of a running job's logs to the store (0: only when the job ends, when its logs, results and work directory are uploaded).",
+  },
   storageBackend: {
     env: 'RUNYARD_STORAGE_BACKEND',
     schema: Type.Union(['local', 's3', 'azure'].map((b) => Type.Literal(b))),

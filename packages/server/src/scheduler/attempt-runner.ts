@@ -2,7 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
-import { jobPaths, type JobPaths } from './job-paths.js';
+import { stageInputs } from '../engines/inputs.js';
+import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { pullWorkDir, startLogPusher } from './outputs.js';
 import { concludeAttempt, settle } from './settle.js';
 
 function messageOf(e: unknown): string {
@@ -16,7 +18,8 @@ function messageOf(e: unknown): string {
  * never records anything. After stop() (ctx.signal) it writes nothing more and leaves the task running.
  */
 export class AttemptRunner {
-  readonly paths: JobPaths;
+  /** The job's directories: where its control files are from the start, the rest once prepare() read the job. */
+  paths: JobPaths;
   readonly control: AttemptControl;
   /** Settles when the attempt is past launching (its id stored, or nothing launched): stop() waits for it. */
   launched: Promise<void> = Promise.resolve();
@@ -115,8 +118,13 @@ export class AttemptRunner {
   private async prepare(): Promise<TaskSpec> {
     const job = await this.ctx.db.selectFrom('jobs').selectAll().where('id', '=', this.ref.id).executeTakeFirstOrThrow();
     const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
+    const { blobs, config, db } = this.ctx;
+    this.paths = await taskPaths(config.dataDir, blobs, job);
     for (const dir of [this.paths.work, this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
-    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, this.ctx.config);
+    // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
+    await pullWorkDir(this.ctx, this.paths);
+    const inputs = await stageInputs({ db, blobs }, job, this.paths);
+    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, config, inputs);
     if (job.attempt > 1)
       task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
     return task;
@@ -132,11 +140,14 @@ export class AttemptRunner {
 
   private async follow(id: ExternalId): Promise<void> {
     let end;
+    const logs = startLogPusher(this.ctx, this.ref.id);
     try {
       end = await this.executor.wait(this.control, id, this.ctx.signal);
     } catch (e) {
       if (this.stopped) return;
       throw e;
+    } finally {
+      await logs.stop();
     }
     if (this.killing) await this.killing;
     if (this.stopped) return;

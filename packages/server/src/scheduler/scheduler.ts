@@ -5,6 +5,8 @@ import type { Engine } from '../engines/engine.js';
 import { engineFor } from '../engines/registry.js';
 import type { Executor } from '../executors/executor.js';
 import { createExecutors } from '../executors/registry.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { createBlobStore } from '../storage/registry.js';
 import type { Store } from '../store/database.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { claimJobs } from './claim.js';
@@ -20,6 +22,8 @@ export interface SchedulerOptions {
   executors?: Record<string, Executor>;
   /** By workflow type; default: engines/registry.ts. */
   engineFor?: (workflowType: string) => Engine;
+  /** The workspace blob store; default: the one the configuration chooses. */
+  blobs?: BlobStore;
   /** Default: <host>-<pid>-<random>, new for every scheduler (so for every process life). */
   id?: string;
 }
@@ -60,6 +64,7 @@ export class Scheduler {
       owner: this.id,
       executors: options.executors ?? createExecutors(),
       engineFor: options.engineFor ?? engineFor,
+      blobs: options.blobs ?? createBlobStore(options.config),
       log: SILENT_LOG,
       signal: this.stopping.signal,
     };

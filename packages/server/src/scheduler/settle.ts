@@ -3,6 +3,8 @@ import type { TaskEnd } from '../executors/executor.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
+import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
   { status: 'completed' } | { status: 'failed'; exitCode?: number | null; message: string } | { status: 'aborted'; message?: string };
@@ -10,11 +12,28 @@ export type Outcome =
 /**
  * Records the final status of an attempt with its end time and compute cost, only if the
  * attempt is still current and ours: a result reported by any other attempt is refused (false).
+ * On S3 and Azure the job's outputs are pushed to the store first (only its logs after a forced
+ * abort, which saves nothing); a completed job whose outputs cannot be saved fails.
  */
 export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
-  const row = await ctx.db.selectFrom('jobs').select(['resource_cpu', 'start_time']).where('id', '=', ref.id).executeTakeFirst();
+  const row = await ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix', 'resource_cpu', 'start_time', 'abort_force'])
+    .where('id', '=', ref.id)
+    .executeTakeFirst();
   if (!row) return false;
   const end = Date.now();
+  let paths: JobPaths | null = null;
+  if (isRemote(ctx) && (await attemptStatus(ctx.db, ref))) {
+    try {
+      paths = await taskPaths(ctx.config.dataDir, ctx.blobs, row);
+      await pushOutputs(ctx, paths, outcome.status === 'aborted' && row.abort_force === 1);
+    } catch (e) {
+      const message = `The job's outputs could not be saved to the store: ${(e as Error).message}`;
+      ctx.log.error({ jobId: ref.id, attempt: ref.attempt, err: (e as Error).message }, 'could not save the outputs of a job');
+      if (outcome.status === 'completed') outcome = { status: 'failed', message };
+    }
+  }
   const settled = await moveJob(ctx.db, ref, outcome.status, {
     end_time: new Date(end).toISOString(),
     compute_cost_cents: computeCostCents(ctx.config, row.resource_cpu, row.start_time, end),
@@ -26,6 +45,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
   });
   if (settled) ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
   else ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'result refused: the attempt is no longer current');
+  if (settled) await removeLocalCopies(ctx, ref.id, paths ?? jobPaths(ctx.config.dataDir, row.workspace_id, row.id));
   return settled;
 }
 

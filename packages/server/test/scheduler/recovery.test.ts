@@ -9,6 +9,7 @@ import { LocalExecutor } from '../../src/executors/local.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { exitFileOf } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
+import { createBlobStore } from '../../src/storage/registry.js';
 import { settle } from '../../src/scheduler/settle.js';
 import {
   assertLegalHistory,
@@ -161,6 +162,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 120_000 }, () => {
       owner: s.id,
       executors: {},
       engineFor,
+      blobs: createBlobStore(env.config),
       log: SILENT_LOG,
       signal: new AbortController().signal,
     };
@@ -213,6 +215,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 120_000 }, () => {
       owner,
       executors: {},
       engineFor,
+      blobs: createBlobStore(env.config),
       log: SILENT_LOG,
       signal: new AbortController().signal,
     });

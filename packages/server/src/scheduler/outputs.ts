@@ -1,0 +1,98 @@
+import { rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { pullDir, pushDir } from './blob-sync.js';
+import type { SchedulerContext } from './context.js';
+import { ACTIVE_STATUSES } from './job-state.js';
+import { scratchRoot, taskPaths, type JobPaths } from './job-paths.js';
+
+/**
+ * A job's outputs in the workspace's store. On the local store tasks write in place and there is
+ * nothing to do. On S3 and Azure a task runs on local copies under `<dataDir>/scratch`: its
+ * parent's work directory is pulled before a resumed job starts, its logs are pushed while it
+ * runs (every RUNYARD_LOG_SYNC_MS), and its logs, results and work directory when it settles,
+ * before its final status is written; then the local copies are removed.
+ */
+
+export const isRemote = (ctx: SchedulerContext) => !ctx.blobs.localPath;
+
+/** The task paths of a job, from its row. */
+export async function loadTaskPaths(ctx: SchedulerContext, jobId: string): Promise<JobPaths | null> {
+  const row = await ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix'])
+    .where('id', '=', jobId)
+    .executeTakeFirst();
+  return row ? taskPaths(ctx.config.dataDir, ctx.blobs, row) : null;
+}
+
+/** Pulls the job's work directory from the store (a resumed job's is its parent's); nothing on the local store. */
+export async function pullWorkDir(ctx: SchedulerContext, paths: JobPaths): Promise<void> {
+  if (!isRemote(ctx)) return;
+  try {
+    await pullDir(ctx.blobs, paths.workBucket, paths.workPrefix, paths.work);
+  } catch (e) {
+    throw new Error(`The work directory could not be fetched from the store: ${(e as Error).message}`);
+  }
+}
+
+/** Pushes the logs, and unless logsOnly the results and the work directory, to the store. */
+export async function pushOutputs(ctx: SchedulerContext, paths: JobPaths, logsOnly = false): Promise<void> {
+  if (!isRemote(ctx)) return;
+  const targets: [string, string, string][] = [[paths.logs, paths.bucket, `${paths.prefix}/logs`]];
+  if (!logsOnly) targets.push([paths.results, paths.bucket, `${paths.prefix}/results`], [paths.work, paths.workBucket, paths.workPrefix]);
+  for (const [dir, bucket, prefix] of targets) {
+    const { skipped } = await pushDir(ctx.blobs, dir, bucket, prefix);
+    if (skipped.length)
+      ctx.log.warn({ dir, skipped: skipped.slice(0, 20), count: skipped.length }, 'files whose names the store refuses were not uploaded');
+  }
+}
+
+/**
+ * After the job settled: removes its staged inputs and, on S3 and Azure, its local copies (the
+ * work directory only when no other active job works in it). Failures are only logged.
+ */
+export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, paths: JobPaths): Promise<void> {
+  const remove = (dir: string) =>
+    rm(dir, { recursive: true, force: true }).catch((e: Error) =>
+      ctx.log.warn({ jobId, dir, err: e.message }, 'could not remove a local copy'),
+    );
+  await remove(paths.inputs);
+  if (!isRemote(ctx) || !paths.root.startsWith(scratchRoot(ctx.config.dataDir) + path.sep)) return;
+  const sharing = await ctx.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('id', '!=', jobId)
+    .where('work_bucket', '=', paths.workBucket)
+    .where('work_prefix', '=', paths.workPrefix)
+    .where('status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirst();
+  for (const dir of [paths.logs, paths.results]) await remove(dir);
+  if (!sharing) await remove(paths.work);
+  // The job's own directory, once empty (its work directory may still serve a resumed job).
+  await rmdir(paths.root).catch(() => undefined);
+}
+
+/**
+ * Pushes a running job's logs every RUNYARD_LOG_SYNC_MS (on S3 and Azure), one push at a time.
+ * stop() ends it and waits for a push under way.
+ */
+export function startLogPusher(ctx: SchedulerContext, jobId: string): { stop(): Promise<void> } {
+  if (!isRemote(ctx) || ctx.config.logSyncMs <= 0) return { stop: async () => undefined };
+  let pushing: Promise<void> | null = null;
+  let paths: Promise<JobPaths | null> | null = null;
+  const timer = setInterval(() => {
+    if (pushing) return;
+    paths ??= loadTaskPaths(ctx, jobId);
+    pushing = paths
+      .then((p) => (p ? pushOutputs(ctx, p, true) : undefined))
+      .catch((e: Error) => ctx.log.warn({ jobId, err: e.message }, 'could not upload the logs of a running job'))
+      .finally(() => (pushing = null));
+  }, ctx.config.logSyncMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await pushing;
+    },
+  };
+}
