@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startS3Server, type S3TestServer } from '../../../../test/support/s3-server.js';
+import { gone, inputScenarios, s3Listing } from './scenarios.js';
+import { ioWorld, type IoWorld } from './world.js';
+
+describe('job inputs and outputs on S3 (s3rver)', { timeout: 240_000 }, () => {
+  let s3: S3TestServer;
+  let w: IoWorld;
+  before(async () => {
+    s3 = await startS3Server();
+    w = await ioWorld({
+      RUNYARD_STORAGE_BACKEND: 's3',
+      RUNYARD_S3_ENDPOINT: s3.endpoint,
+      RUNYARD_S3_REGION: s3.region,
+      RUNYARD_S3_ACCESS_KEY_ID: s3.accessKeyId,
+      RUNYARD_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+      RUNYARD_S3_FORCE_PATH_STYLE: 'true',
+      RUNYARD_LOG_SYNC_MS: '200',
+    });
+  });
+  after(async () => {
+    await w?.close();
+    await s3?.stop();
+  });
+  inputScenarios(() => w, s3Listing, { embeddedType: 'S3File' });
+
+  it("uploads a running job's logs every RUNYARD_LOG_SYNC_MS; a forced abort saves its logs and nothing else", async () => {
+    const r = await w.submitBash('echo started; echo partial > "$RUNYARD_RESULTS_DIR/partial.txt"; sleep 30; :', []);
+    assert.equal(r.statusCode, 200, r.body);
+    const id = r.json().jobId as string;
+    const prefix = `${w.ws}/jobs/${id}`;
+    const until = Date.now() + 20_000;
+    let stdout = '';
+    while (!stdout.includes('started')) {
+      assert.ok(Date.now() < until, 'the logs of the running job never reached the store');
+      stdout = await w.read(`${prefix}/logs/stdout.txt`).catch(() => '');
+      await sleep(100);
+    }
+    assert.equal((await w.req('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`)).json().status, 'running');
+    const abort = await w.req('PUT', `/api/v2/jobs/${id}/abort?teamId=${w.ws}&forceAbort=true`);
+    assert.ok(abort.statusCode < 300, abort.body);
+    const doc = await w.finished(id);
+    assert.equal(doc.status, 'aborted');
+    assert.match(await w.read(`${prefix}/logs/stdout.txt`), /started/);
+    assert.deepEqual((await w.blobs.list(w.bucket, `${prefix}/results`)).entries, []);
+    await gone(path.join(w.s.config.dataDir, 'scratch', w.bucket, prefix));
+  });
+});
