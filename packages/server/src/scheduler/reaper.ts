@@ -31,7 +31,10 @@ async function recover(ctx: SchedulerContext, job: ExpiredJob, adopt: Adopt): Pr
   const runner = new AttemptRunner(ctx, ref, job.workspace_id, executor);
   const state = await executor.inspect(runner.control, stored);
   if (state.state !== 'running') {
-    await concludeAttempt(ctx, ref, state);
+    // Followed like a running task: concluding may upload the job's outputs (S3, Azure), under a renewed lease.
+    adopt(runner, async () => {
+      await concludeAttempt(ctx, ref, state);
+    });
     return;
   }
   const id: ExternalId = state.id;
