@@ -168,7 +168,7 @@ async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
     if (e instanceof BlobNotFoundError)
       throw new EngineError(`The input ${what} could not be staged: its object ${e.key ?? ''} is gone from the store.`);
     const message = e instanceof AppError || e instanceof EngineError ? e.message : `${(e as Error).message}`;
-    throw new EngineError(`The input ${what} could not be staged: ${message}`);
+    throw new EngineError(`The input ${what} could not be staged: ${message.replace(/\.?$/, '.')}`);
   }
 }
 

@@ -45,6 +45,19 @@ describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () =>
     assert.equal(job.compute_cost_cents, 0);
   });
 
+  it('a job whose input file is not in its workspace (any more) fails before its task starts, naming the parameter', async () => {
+    const marker = path.join(env.scratch, 'input-gone');
+    const wf = await insertWorkflow(env, { default_command: `touch ${marker}` });
+    const id = await insertJob(env, wf, {
+      parameters_json: JSON.stringify([{ prefix: '--', name: 'reads', parameterKind: 'dataItem', dataItem: { kind: 'File', item: '0123456789abcdef01234567' } }]),
+    });
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.status_message, 'The input "reads" could not be staged: file 0123456789abcdef01234567 is no longer in this workspace.');
+    assert.equal(existsSync(marker), false);
+    await assertLegalHistory(env, id);
+  });
+
   it('T10: parameter values with ; $() backticks newlines a leading - and quotes reach the job exactly; no marker file appears', async () => {
     const marker = path.join(env.scratch, 'T10-MARK');
     const values = [
