@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, JobTable, QueueTable } from '../store/schema.js';
 import { jobPaths } from '../scheduler/job-paths.js';
 import { jobFolderInfo, jobFolderKeys, type JobFolderInfo } from './job-data.js';
+import { parameterExpander } from './job-parameter-items.js';
 import { queueToWire } from './queues.js';
 import { workflowToWire, type WorkflowRow } from './workflows.js';
 
@@ -14,16 +15,18 @@ interface Related {
   queues: Map<string, Selectable<QueueTable>>;
   /** The jobs' results and work folders. */
   folders: Map<string, JobFolderInfo>;
+  /** A job's parameters with their files and folders expanded. */
+  parameters: (job: JobRow) => unknown[];
 }
 
 const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 
-/** Loads what the documents of these jobs refer to, in four queries whatever their number. */
+/** Loads what the documents of these jobs refer to, in a fixed number of queries whatever their number. */
 async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Related> {
   const ids = (f: (j: JobRow) => string | null) => [...new Set(jobs.map(f).filter((x): x is string => Boolean(x)))];
   const [projectIds, workflowIds, userIds, queueIds] = [ids((j) => j.project_id), ids((j) => j.workflow_id), ids((j) => j.user_id), ids((j) => j.queue_id)];
   const none = <T>() => Promise.resolve([] as T[]);
-  const [projects, workflows, users, queues, folders] = await Promise.all([
+  const [projects, workflows, users, queues, folders, parameters] = await Promise.all([
     projectIds.length ? db.selectFrom('projects').select(['id', 'name', 'user_id', 'workspace_id', 'created_at', 'updated_at']).where('id', 'in', projectIds).execute() : none<never>(),
     workflowIds.length
       ? db
@@ -37,8 +40,9 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
     userIds.length ? db.selectFrom('users').select(['id', 'name', 'surname', 'email']).where('id', 'in', userIds).execute() : none<never>(),
     queueIds.length ? db.selectFrom('queues').selectAll().where('id', 'in', queueIds).execute() : none<never>(),
     jobFolderInfo(db, jobs),
+    parameterExpander(db, jobs),
   ]);
-  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues), folders };
+  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues), folders, parameters };
 }
 
 /**
@@ -73,7 +77,7 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     team: job.workspace_id,
     jobType: job.job_type,
     executionPlatform: job.execution_platform,
-    parameters: JSON.parse(job.parameters_json),
+    parameters: rel.parameters(job),
     project: project && { _id: project.id, name: project.name, user: project.user_id, team: project.workspace_id, createdAt: project.created_at, updatedAt: project.updated_at },
     workflow: workflow && workflowToWire(workflow),
     user: user && { id: user.id, _id: user.id, name: user.name, surname: user.surname, email: user.email },

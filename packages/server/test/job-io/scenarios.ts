@@ -49,6 +49,10 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
       [fileParam('in', file._id)],
     );
     assert.equal(doc.status, 'completed', doc.statusMessage);
+    // The job document shows the file where it is stored, not its id (wire-api §2.1).
+    const item = (doc.parameters as Array<{ dataItem: { item: Record<string, unknown> } }>)[0].dataItem.item;
+    assert.equal(item._id, file._id);
+    assert.equal(item.s3ObjectKey ?? item.blobName, file.s3ObjectKey ?? file.blobName);
     const results = resultsOf(doc);
     assert.deepEqual(await w.readBytes(`${results.prefix}/out.bin`), AWKWARD);
     assert.match(await w.read(`${results.prefix}/files.txt`), /\/reads\.fq$/);
