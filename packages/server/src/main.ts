@@ -33,8 +33,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   const config = loadConfig(env);
   const store: Store = openStore(databaseUrlOf(config));
   await migrateToLatest(store.db);
-  const scheduler = new Scheduler({ store, config });
   const blobs = createBlobStore(config);
+  const scheduler = new Scheduler({ store, config, blobs });
   const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
   const app = await buildApp(config, { store, scheduler, blobs, deletionWorker });
   await app.listen({ host: config.host, port: config.port });
