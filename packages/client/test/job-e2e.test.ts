@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RunyardClient } from '@runyard/client';
@@ -29,6 +30,15 @@ describe('SDK: jobs that run to completion', () => {
     mirror.remove();
   });
 
+  /** Waits for the job; a job that did not complete fails the test with its status message and log. */
+  const completed = async (jobId: string) => {
+    const done = await client.waitJobCompletion(jobId, ws, { waitTime: 30, requestInterval: 0.1 });
+    if (done.status !== 'completed') {
+      const doc = (await client.getJobStatus(jobId, ws)) as { statusMessage: string };
+      const log = existsSync(path.join(logsOf(jobId), 'stdout.txt')) ? readFileSync(path.join(logsOf(jobId), 'stdout.txt'), 'utf8') : '';
+      assert.fail(`job ${jobId} is ${done.status}: ${doc.statusMessage}\n${log}`);
+    }
+  };
   const logsOf = (jobId: string) => path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', jobId, 'logs');
 
   it('a bash job completes and its output is in its log', async () => {
@@ -74,6 +84,39 @@ describe('SDK: jobs that run to completion', () => {
     for (const f of ['.nextflow.log', 'trace.txt', 'stdout.txt']) assert.ok(logs.includes(f), `${f} in ${logs.join(', ')}`);
     assert.match(readFileSync(path.join(logsOf(id), 'stdout.txt'), 'utf8'), /24\.04\.4/);
     assert.ok(existsSync(path.join(logsOf(id), '..', 'results')));
+  });
+
+  it('a file uploaded to Data is a job input by its File Explorer path and by glob', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-upload-'));
+    writeFileSync(path.join(dir, 'a.csv'), 'id,v\n1,alpha\n');
+    writeFileSync(path.join(dir, 'b.csv'), 'id,v\n2,beta\n');
+    const datasets = await client.datasets(ws, 'demo');
+    await datasets.uploadFile(path.join(dir, 'a.csv'), 'Data');
+    await datasets.uploadFile(path.join(dir, 'b.csv'), 'Data');
+    const byPath = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'show() { cat "$2"; }; show',
+      parameters: ['--table=Data/a.csv'],
+      jobName: 'by-path',
+    });
+    await completed(byPath);
+    assert.match(readFileSync(path.join(logsOf(byPath), 'stdout.txt'), 'utf8'), /1,alpha/);
+    const byGlob = await client.sendJob({
+      workspaceId: ws,
+      projectName: 'demo',
+      workflowName: 'ubuntu',
+      workflowType: 'docker',
+      command: 'show() { cat $2; }; show',
+      parameters: ['--tables=Data/*.csv'],
+      jobName: 'by-glob',
+    });
+    await completed(byGlob);
+    const out = readFileSync(path.join(logsOf(byGlob), 'stdout.txt'), 'utf8');
+    assert.match(out, /1,alpha/);
+    assert.match(out, /2,beta/);
   });
 
   it('a running job is aborted', async () => {

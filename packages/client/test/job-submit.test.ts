@@ -320,7 +320,7 @@ describe('SDK send_job against a real server', () => {
           command: 'ls',
           parameters: ['input=Data/reads/sample.fq'],
         },
-        /Parameter 'input' names the File Explorer file 'Data\/reads\/sample.fq': File Explorer paths need issue 5/,
+        /'reads' not found|sample\.fq' not found/,
       ],
       [
         {
@@ -331,11 +331,11 @@ describe('SDK send_job against a real server', () => {
           command: 'ls',
           parameters: ['input=Data/reads/*.fq'],
         },
-        /glob pattern 'Data\/reads\/\*\.fq': File Explorer paths need issue 5/,
+        /Folder 'reads' not found|'reads' not found/,
       ],
       [
         { workspaceId: w.ws, projectName: 'demo', workflowName: 'rnatoy', paramsFile: 'Data/params.json' },
-        /File Explorer paths need issue 5/,
+        /File 'params\.json' not found in directory 'Data'/,
       ],
       [{ workspaceId: w.ws, projectName: 'nope', workflowName: 'rnatoy' }, /Project 'nope' was not found/],
       [{ workspaceId: w.ws, projectName: 'demo', workflowName: 'nope' }, /No workflow found with name "nope"/],

@@ -6,11 +6,12 @@ import { readJobConfigFile } from '../jobs/job-config.js';
 import { EXECUTION_PLATFORMS, WORKFLOW_TYPES, type ExecutionPlatform, type WorkflowType } from '../jobs/job-types.js';
 import { resolveNextflowVersion } from '../jobs/nextflow-version.js';
 import { parametersFilePayload } from '../jobs/parameters-file.js';
-import { buildTextParameter, classifyParameterValue, defaultPrefix, parseParameter, type JobParameter } from '../jobs/parameters.js';
+import { buildTextParameter, defaultPrefix, type JobParameter } from '../jobs/parameters.js';
 import { getProjectIdFromName } from '../projects.js';
 import type { Transport } from '../transport.js';
 import { getUserInfo } from '../users.js';
 import { detectWorkflow, fetchWorkflowId, isModule as isModuleWorkflow } from '../workflows.js';
+import { FileExplorerInputs } from './file-explorer-inputs.js';
 import { fixPayloadBooleans } from './payload-booleans.js';
 import { fetchJobQueueId } from './queues.js';
 import { requireWorkspace, type WarningSink } from './types.js';
@@ -84,25 +85,13 @@ export interface SendJobOptions {
   onWarning?: WarningSink;
 }
 
-const FILE_EXPLORER_LATER = 'File Explorer paths need issue 5 (File Explorer lookup is not available in this SDK yet)';
-
-function fileExplorerUnavailable(what: string): never {
-  throw new RunyardValueError(`${what}: ${FILE_EXPLORER_LATER}; use an s3:// or az:// URL, or plain text.`);
-}
-
-/** One `-p` string as a parameter object; container-job File Explorer values cannot be resolved yet. */
-function parameterFrom(text: string, workflowType: WorkflowType): JobParameter {
-  const { prefix, name, value } = parseParameter(text, workflowType);
-  if (workflowType === 'docker') {
-    const kind = classifyParameterValue(value).kind;
-    if (kind !== 'textValue')
-      fileExplorerUnavailable(`Parameter '${name}' names the File Explorer ${kind === 'globPattern' ? 'glob pattern' : 'file'} '${value}'`);
-  }
-  return buildTextParameter(prefix, name, value);
-}
-
 /** Job-config pairs first, then `-p`; a `-p` of a name already given replaces that entry in place. */
-async function buildParameters(o: SendJobOptions, workflowType: WorkflowType, warn: WarningSink): Promise<JobParameter[]> {
+async function buildParameters(
+  o: SendJobOptions,
+  workflowType: WorkflowType,
+  warn: WarningSink,
+  explorer: FileExplorerInputs,
+): Promise<JobParameter[]> {
   const out: JobParameter[] = [];
   if (o.jobConfig) {
     const config = await readJobConfigFile(o.jobConfig, workflowType);
@@ -110,7 +99,7 @@ async function buildParameters(o: SendJobOptions, workflowType: WorkflowType, wa
     for (const { name, value } of config.params) out.push(buildTextParameter(defaultPrefix(workflowType), name, value));
   }
   for (const text of o.parameters ?? []) {
-    const p = parameterFrom(text, workflowType);
+    const p = await explorer.parameter(text, workflowType);
     const at = out.findIndex((q) => q.name === p.name);
     if (at >= 0) out[at] = p;
     else out.push(p);
@@ -189,10 +178,9 @@ export async function sendJob(t: Transport, o: SendJobOptions): Promise<string> 
     }
   }
 
-  const parameters = await buildParameters(o, workflowType, warn);
-  const parametersFile = o.paramsFile
-    ? await parametersFilePayload(o.paramsFile, () => fileExplorerUnavailable(`The parameters file '${o.paramsFile}'`))
-    : null;
+  const explorer = new FileExplorerInputs(t, ws, o.projectName);
+  const parameters = await buildParameters(o, workflowType, warn, explorer);
+  const parametersFile = o.paramsFile ? await parametersFilePayload(o.paramsFile, (path) => explorer.fileId(path)) : null;
 
   let nextflowVersion: string | null = null;
   if (!isDocker) {
