@@ -24,6 +24,10 @@ export const containerEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
     const command = (job.command || workflow.default_command || '').trim();
     if (!command) throw new EngineError('The job has no command to run.');
+    // An array job runs its command once per row of its array file; running it once would be wrong.
+    if ((JSON.parse(job.request_json) as { arrayFile?: unknown }).arrayFile) {
+      throw new EngineError('Array jobs are accepted and stored, but not run yet: this server runs one task per job.');
+    }
     const { parameters, skipped } = taskParameters(job.parameters_json, inputs);
     const env = baseTaskEnv(job, paths, config);
     for (const p of parameters) {

@@ -82,6 +82,11 @@ describe('container engine', () => {
     assert.ok(options.includes('-v /store/a.txt:/store/a.txt:ro -v /in/reads:/in/reads:ro'), options);
   });
 
+  it('refuses to run an array job as a single task', async () => {
+    const arrayJob = jobRow({ command: 'echo', request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }) });
+    await assert.rejects(containerEngine.prepare(arrayJob, workflowRow(), pathsFor(), config), /Array jobs are accepted and stored, but not run yet/);
+  });
+
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {
     const task = await containerEngine.prepare(jobRow(), workflowRow({ default_command: 'ls' }), pathsFor(), config);
     assert.equal(task.argv[2], 'ls "$@"');
