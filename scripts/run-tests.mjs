@@ -25,10 +25,16 @@ function walk(dir, out) {
 }
 
 const filters = process.argv.slice(2);
-const files = roots.flatMap((r) => walk(r, [])).filter((f) => !filters.length || filters.some((x) => f.includes(x))).sort();
+const files = roots
+  .flatMap((r) => walk(r, []))
+  .filter((f) => !filters.length || filters.some((x) => f.includes(x)))
+  .sort();
 if (!files.length) {
   console.error('no test files found');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit', cwd: root });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], {
+  stdio: 'inherit',
+  cwd: root,
+});
 process.exit(result.status ?? 1);

@@ -57,4 +57,3 @@ export async function stop(p: ServerProcess): Promise<number | null> {
   clearTimeout(timer);
   return code;
 }
-

@@ -40,7 +40,13 @@ export interface TestServer {
 /** A real server on a fresh database (SQLite, or PostgreSQL in CI), with the first admin created. */
 export async function startTestServer(options: { listen?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-data-'));
-  const config = loadConfig({ RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0', RUNYARD_DATABASE_URL: await freshDatabaseUrl(), RUNYARD_LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig({
+    RUNYARD_DATA_DIR: dataDir,
+    RUNYARD_PORT: '0',
+    RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
+    RUNYARD_LOG_LEVEL: 'info',
+    ...options.env,
+  });
   const store = openStore(config.databaseUrl);
   await migrateToLatest(store.db);
   const logs: string[] = [];

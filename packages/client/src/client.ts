@@ -46,8 +46,7 @@ export interface ClientOptions {
 }
 
 export type FetchIdByNameOptions =
-  | { resource: 'projects'; workspaceId: string; name: string }
-  | ({ resource: 'workflows' } & workflows.WorkflowIdLookup);
+  { resource: 'projects'; workspaceId: string; name: string } | ({ resource: 'workflows' } & workflows.WorkflowIdLookup);
 
 /** The Runyard SDK: one method per operation of the seed contract. */
 export class RunyardClient {

@@ -50,7 +50,13 @@ export {
   type NextflowVersionRequest,
   type ResolvedNextflowVersion,
 } from './jobs/nextflow-version.js';
-export { convertNextflowToJson, DEFAULT_INSTANCE_TYPE, ARRAY_FILE_SEPARATORS, type JobBodyInput, type ArrayFileSeparator } from './jobs/job-body.js';
+export {
+  convertNextflowToJson,
+  DEFAULT_INSTANCE_TYPE,
+  ARRAY_FILE_SEPARATORS,
+  type JobBodyInput,
+  type ArrayFileSeparator,
+} from './jobs/job-body.js';
 export { parametersFilePayload, type ParametersFilePayload, type FileExplorerIdResolver } from './jobs/parameters-file.js';
 export { isStorageFile, parseS3FolderUrl, parseS3FileUrl, type S3FolderItem, type S3FileItem } from './storage/storage-url.js';
 export {

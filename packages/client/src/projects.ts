@@ -14,7 +14,8 @@ export interface ProjectListOptions {
 }
 
 function checkPageSize(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1 || value > 1000) throw new RunyardValueError(`${name} must be an integer from 1 to 1000, not ${value}.`);
+  if (!Number.isInteger(value) || value < 1 || value > 1000)
+    throw new RunyardValueError(`${name} must be an integer from 1 to 1000, not ${value}.`);
 }
 
 /** create_project: the new project's id. */

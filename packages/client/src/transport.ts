@@ -67,7 +67,10 @@ export class Transport {
     this.baseUrl = base;
     this.#apikey = options.apikey;
     this.#timeoutMs = options.timeoutMs ?? 0;
-    this.#agent = base.protocol === 'https:' ? new https.Agent({ keepAlive: true, ...tlsOptions(options.verify ?? true) }) : new http.Agent({ keepAlive: true });
+    this.#agent =
+      base.protocol === 'https:'
+        ? new https.Agent({ keepAlive: true, ...tlsOptions(options.verify ?? true) })
+        : new http.Agent({ keepAlive: true });
   }
 
   /** Sends a request and returns the parsed JSON body; throws ApiError for status >= 400. */
@@ -75,7 +78,7 @@ export class Transport {
     const res = await this.raw(method, path, options);
     if (res.status >= 400) {
       const body = res.body as { message?: unknown; code?: unknown } | undefined;
-      const message = typeof body?.message === 'string' ? body.message : http.STATUS_CODES[res.status] ?? 'Unknown error';
+      const message = typeof body?.message === 'string' ? body.message : (http.STATUS_CODES[res.status] ?? 'Unknown error');
       throw apiErrorFor(res.status, typeof body?.code === 'string' ? body.code : undefined, message, method, path);
     }
     return res.body as T;

@@ -14,7 +14,8 @@ export interface WorkflowListOptions {
 }
 
 function checkPageSize(name: string, value: number): void {
-  if (!Number.isInteger(value) || value < 1 || value > 1000) throw new RunyardValueError(`${name} must be an integer from 1 to 1000, not ${value}.`);
+  if (!Number.isInteger(value) || value < 1 || value > 1000)
+    throw new RunyardValueError(`${name} must be an integer from 1 to 1000, not ${value}.`);
 }
 
 /** get_workflow_list: the public client's count-then-fetch algorithm. */
@@ -24,7 +25,9 @@ export async function getWorkflowList(t: Transport, workspaceId: string, options
   checkPageSize('max_page_size', maxPageSize);
   if (!Number.isInteger(page) || page < 1) throw new RunyardValueError(`page must be a positive integer, not ${page}.`);
   const fetchPage = (size: number, p: number) =>
-    t.request<WorkflowListReply>('GET', '/api/v3/workflows', { query: { teamId: workspaceId, pageSize: size, page: p, 'archived.status': archivedStatus } });
+    t.request<WorkflowListReply>('GET', '/api/v3/workflows', {
+      query: { teamId: workspaceId, pageSize: size, page: p, 'archived.status': archivedStatus },
+    });
   if (!getAll) return (await fetchPage(pageSize, page)).workflows;
   const first = await fetchPage(10, 1);
   const count = first.paginationMetadata['Pagination-Count'];
@@ -50,11 +53,17 @@ export async function getWorkflowMaxPagination(t: Transport, workspaceId: string
 async function searchWorkflows(t: Transport, workspaceId: string, workflowName: string, maxPageSize: number): Promise<Workflow[]> {
   const count = await getWorkflowMaxPagination(t, workspaceId, workflowName);
   if (count <= maxPageSize) {
-    return (await t.request<WorkflowListReply>('GET', '/api/v3/workflows', { query: { teamId: workspaceId, search: workflowName, pageSize: count } })).workflows;
+    return (
+      await t.request<WorkflowListReply>('GET', '/api/v3/workflows', {
+        query: { teamId: workspaceId, search: workflowName, pageSize: count },
+      })
+    ).workflows;
   }
   const out: Workflow[] = [];
   for (let p = 1; p <= Math.ceil(count / maxPageSize); p++) {
-    const r = await t.request<WorkflowListReply>('GET', '/api/v3/workflows', { query: { teamId: workspaceId, search: workflowName, pageSize: maxPageSize, page: p } });
+    const r = await t.request<WorkflowListReply>('GET', '/api/v3/workflows', {
+      query: { teamId: workspaceId, search: workflowName, pageSize: maxPageSize, page: p },
+    });
     out.push(...r.workflows);
   }
   return out;
@@ -69,7 +78,9 @@ function newest(workflows: Workflow[]): Workflow {
 function pickOne(matches: Workflow[], workflowName: string, last: boolean): Workflow {
   if (!matches.length) throw new RunyardValueError(`No workflow found with name "${workflowName}".`);
   if (matches.length > 1 && !last) {
-    throw new RunyardValueError(`More than one workflow found with name "${workflowName}". Use "last" to choose the most recently imported one.`);
+    throw new RunyardValueError(
+      `More than one workflow found with name "${workflowName}". Use "last" to choose the most recently imported one.`,
+    );
   }
   return matches.length === 1 ? matches[0] : newest(matches);
 }
@@ -84,13 +95,21 @@ export async function getWorkflowContent(
   checkPageSize('max_page_size', maxPageSize);
   const matches = (await searchWorkflows(t, workspaceId, workflowName, maxPageSize)).filter((w) => w.name === workflowName);
   if (!last && new Set(matches.map((w) => w.workflowType)).size > 1) {
-    throw new RunyardValueError(`Workflows named "${workflowName}" have different types: ${[...new Set(matches.map((w) => w.workflowType))].join(', ')}.`);
+    throw new RunyardValueError(
+      `Workflows named "${workflowName}" have different types: ${[...new Set(matches.map((w) => w.workflowType))].join(', ')}.`,
+    );
   }
   return pickOne(matches, workflowName, last);
 }
 
 /** workflow_content_query: one field of the named workflow (dotted paths such as `repository.url` allowed). */
-export async function workflowContentQuery(t: Transport, workspaceId: string, workflowName: string, query = 'workflowType', last = false): Promise<unknown> {
+export async function workflowContentQuery(
+  t: Transport,
+  workspaceId: string,
+  workflowName: string,
+  query = 'workflowType',
+  last = false,
+): Promise<unknown> {
   const workflow = await getWorkflowContent(t, workspaceId, workflowName, { last });
   let value: unknown = workflow;
   for (const key of query.split('.')) {
@@ -205,7 +224,10 @@ export function parseRepositoryUrl(workflowUrl: string, platform: string): { hos
   } catch {
     throw new RunyardValueError(`"${workflowUrl}" is not a repository URL.`);
   }
-  const parts = url.pathname.replace(/\.git$/, '').split('/').filter(Boolean);
+  const parts = url.pathname
+    .replace(/\.git$/, '')
+    .split('/')
+    .filter(Boolean);
   if (platform === 'bitbucketServer') {
     const i = parts.indexOf('projects');
     if (i < 0 || parts[i + 2] !== 'repos' || !parts[i + 3]) {
@@ -245,7 +267,10 @@ export async function importWorkflow(t: Transport, workspaceId: string, o: Impor
     );
     mainFile = cfg.mainFile;
   }
-  const ownerInfo = info.owner ?? (info.namespace && { id: info.namespace.id, login: info.namespace.full_path }) ?? (info.project && { id: info.project.id, login: info.project.key });
+  const ownerInfo =
+    info.owner ??
+    (info.namespace && { id: info.namespace.id, login: info.namespace.full_path }) ??
+    (info.project && { id: info.project.id, login: info.project.key });
   const body = {
     workflowType: 'nextflow',
     repository: {
@@ -285,7 +310,8 @@ export async function workflowImport(t: Transport, workspaceId: string, o: Legac
   const host = new URL(o.workflowUrl).hostname.toLowerCase();
   const platform = host === 'github.com' ? 'github' : host === 'bitbucket.org' ? 'bitbucketServer' : null;
   if (!platform) throw new RunyardValueError(`Only github.com and bitbucket.org URLs can be imported this way, not "${host}".`);
-  if (platform === 'github' && o.repositoryId === undefined) throw new RunyardValueError('repository_id is required for github repositories.');
+  if (platform === 'github' && o.repositoryId === undefined)
+    throw new RunyardValueError('repository_id is required for github repositories.');
   const { owner, repo } = parseRepositoryUrl(o.workflowUrl, 'github');
   const body = {
     workflowType: 'nextflow',
@@ -312,5 +338,7 @@ export async function workflowImport(t: Transport, workspaceId: string, o: Legac
 }
 
 export function archiveWorkflow(t: Transport, workspaceId: string, workflowId: string, archived: boolean): Promise<Workflow> {
-  return t.request('PUT', `/api/runyard/workflows/${encodeURIComponent(workflowId)}/${archived ? 'archive' : 'unarchive'}`, { query: { teamId: workspaceId } });
+  return t.request('PUT', `/api/runyard/workflows/${encodeURIComponent(workflowId)}/${archived ? 'archive' : 'unarchive'}`, {
+    query: { teamId: workspaceId },
+  });
 }

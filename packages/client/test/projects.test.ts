@@ -44,7 +44,10 @@ describe('SDK projects', () => {
     await client.createProject(ws, 'rna-seq-2');
     await client.createProject(ws, 'RNA-SEQ');
     assert.equal((await client.getProjectIdFromName(ws, 'RNA-SEQ')).name, 'RNA-SEQ');
-    await assert.rejects(client.getProjectIdFromName(ws, 'rna'), (e: unknown) => e instanceof RunyardValueError && e.message === `Project 'rna' was not found in workspace '${ws}'.`);
+    await assert.rejects(
+      client.getProjectIdFromName(ws, 'rna'),
+      (e: unknown) => e instanceof RunyardValueError && e.message === `Project 'rna' was not found in workspace '${ws}'.`,
+    );
   });
 
   it('get_all beyond max_page_size fetches every page of max_page_size', async () => {

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ApiError, AuthenticationError, ConflictError, NotFoundError, RunyardClient, RunyardValueError, TransportError, encodeQuery } from '@runyard/client';
+import {
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  NotFoundError,
+  RunyardClient,
+  RunyardValueError,
+  TransportError,
+  encodeQuery,
+} from '@runyard/client';
 import { startRecordingProxy, type RecordingProxy } from '../../../test/support/recording-proxy.js';
 import { startTestServer, type TestServer } from '../../../test/support/server.js';
 import { selfSignedCertificate } from '../../../test/support/tls.js';
@@ -29,16 +38,28 @@ describe('transport', () => {
 
   it('turns statuses >= 400 into typed errors carrying the status and the server message', async () => {
     const bad = new RunyardClient({ platformUrl: s.url, apikey: 'ry_not_a_key' });
-    await assert.rejects(bad.getUserInfo(), (e: unknown) => e instanceof AuthenticationError && e.status === 401 && /not valid/.test(e.message));
+    await assert.rejects(
+      bad.getUserInfo(),
+      (e: unknown) => e instanceof AuthenticationError && e.status === 401 && /not valid/.test(e.message),
+    );
     bad.close();
     const client = new RunyardClient({ platformUrl: s.url, apikey: s.admin.apikey });
     await client.createProject(s.admin.workspaceId, 'dup');
     await assert.rejects(
       client.createProject(s.admin.workspaceId, 'dup'),
-      (e: unknown) => e instanceof ConflictError && e.status === 409 && e.message.startsWith('Server returned status 409. Message: A project named "dup"'),
+      (e: unknown) =>
+        e instanceof ConflictError &&
+        e.status === 409 &&
+        e.message.startsWith('Server returned status 409. Message: A project named "dup"'),
     );
-    await assert.rejects(client.getProjectList('0123456789abcdef01234567'), (e: unknown) => e instanceof NotFoundError && e.code === 'WORKSPACE_NOT_FOUND');
-    await assert.rejects(client.request('GET', '/api/v2/projects', { query: { teamId: s.admin.workspaceId, pageSize: 5000 } }), (e: unknown) => e instanceof ApiError && e.status === 400 && /pageSize/.test(e.message));
+    await assert.rejects(
+      client.getProjectList('0123456789abcdef01234567'),
+      (e: unknown) => e instanceof NotFoundError && e.code === 'WORKSPACE_NOT_FOUND',
+    );
+    await assert.rejects(
+      client.request('GET', '/api/v2/projects', { query: { teamId: s.admin.workspaceId, pageSize: 5000 } }),
+      (e: unknown) => e instanceof ApiError && e.status === 400 && /pageSize/.test(e.message),
+    );
     client.close();
   });
 
@@ -62,7 +83,10 @@ describe('transport', () => {
   });
 
   it('encodes arrays as repeated keys and leaves out empty values', () => {
-    assert.equal(encodeQuery({ teamId: 'w', status: ['ready', 'deleted'], x: undefined, y: null }), '?teamId=w&status=ready&status=deleted');
+    assert.equal(
+      encodeQuery({ teamId: 'w', status: ['ready', 'deleted'], x: undefined, y: null }),
+      '?teamId=w&status=ready&status=deleted',
+    );
   });
 });
 

@@ -20,7 +20,10 @@ describe('SDK workflows (import from local git mirrors)', () => {
     mirror.create('acme/wdl-pipes', { files: WDL });
     mirror.create('group/sub/deep', { files: NEXTFLOW });
     mirror.create('acme/empty', { files: { 'README.md': 'nothing here' } });
-    s = await startTestServer({ listen: true, env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify({ ...mirror.rewrites, 'https://gitlab.com/': `file://${mirror.root}/` }) } });
+    s = await startTestServer({
+      listen: true,
+      env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify({ ...mirror.rewrites, 'https://gitlab.com/': `file://${mirror.root}/` }) },
+    });
     proxy = await startRecordingProxy(s.url);
     client = new RunyardClient({ platformUrl: proxy.url, apikey: s.admin.apikey });
     ws = s.admin.workspaceId;
@@ -40,7 +43,10 @@ describe('SDK workflows (import from local git mirrors)', () => {
     assert.match(id, /^[0-9a-f]{24}$/);
     const calls = since(n);
     assert.equal(calls.length, 3);
-    assert.match(calls[0], /^GET \/api\/v1\/git\/github\/getPublicRepo\?repoName=rnatoy&repoOwner=acme&host=https%3A%2F%2Fgithub.com&teamId=/);
+    assert.match(
+      calls[0],
+      /^GET \/api\/v1\/git\/github\/getPublicRepo\?repoName=rnatoy&repoOwner=acme&host=https%3A%2F%2Fgithub.com&teamId=/,
+    );
     assert.match(calls[1], /^GET \/api\/v1\/git\/github\/getWorkflowConfig\/rnatoy\/acme\?host=/);
     assert.match(calls[2], /^POST \/api\/v2\/workflows\?teamId=/);
     const wf = await client.getWorkflowContent(ws, 'rnatoy');
@@ -57,7 +63,9 @@ describe('SDK workflows (import from local git mirrors)', () => {
   });
 
   it('accepts an owner with subgroups sent as %2F in one path segment', async () => {
-    const r = await client.request<{ mainFile: string }>('GET', '/api/v1/git/gitlab/getWorkflowConfig/deep/group%2Fsub', { query: { host: 'https://gitlab.com', teamId: ws } });
+    const r = await client.request<{ mainFile: string }>('GET', '/api/v1/git/gitlab/getWorkflowConfig/deep/group%2Fsub', {
+      query: { host: 'https://gitlab.com', teamId: ws },
+    });
     assert.equal(r.mainFile, 'main.nf');
     const repo = await client.request<{ namespace: { full_path: string } }>('GET', '/api/v1/git/gitlab/getPublicRepo', {
       query: { repoName: 'deep', repoOwner: 'group/sub', host: 'https://gitlab.com', teamId: ws },
@@ -68,9 +76,14 @@ describe('SDK workflows (import from local git mirrors)', () => {
   it('imports a WDL workflow only with its main file when the repository holds several', async () => {
     await assert.rejects(
       client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/wdl-pipes', workflowName: 'hello' }),
-      (e: unknown) => e instanceof ApiError && e.status === 400 && /wf\/hello\.wdl/.test(e.serverMessage) && /wf\/other\.wdl/.test(e.serverMessage),
+      (e: unknown) =>
+        e instanceof ApiError && e.status === 400 && /wf\/hello\.wdl/.test(e.serverMessage) && /wf\/other\.wdl/.test(e.serverMessage),
     );
-    const id = await client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/wdl-pipes', workflowName: 'hello', mainFile: 'wf/hello.wdl' });
+    const id = await client.importWorkflow(ws, {
+      workflowUrl: 'https://github.com/acme/wdl-pipes',
+      workflowName: 'hello',
+      mainFile: 'wf/hello.wdl',
+    });
     const wf = await client.getWorkflowContent(ws, 'hello');
     assert.equal(wf._id, id);
     assert.equal(wf.workflowType, 'wdl');
@@ -78,26 +91,53 @@ describe('SDK workflows (import from local git mirrors)', () => {
   });
 
   it('refuses a repository with no workflow, an unreachable one and a duplicate, each with a clear 4xx', async () => {
-    await assert.rejects(client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/empty', workflowName: 'empty' }), (e: unknown) => e instanceof ApiError && e.status === 400);
-    await assert.rejects(client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/missing', workflowName: 'missing' }), (e: unknown) => e instanceof NotFoundError);
-    await assert.rejects(client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy' }), (e: unknown) => e instanceof ApiError && e.status === 409);
+    await assert.rejects(
+      client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/empty', workflowName: 'empty' }),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
+    await assert.rejects(
+      client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/missing', workflowName: 'missing' }),
+      (e: unknown) => e instanceof NotFoundError,
+    );
+    await assert.rejects(
+      client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy' }),
+      (e: unknown) => e instanceof ApiError && e.status === 409,
+    );
     await assert.rejects(client.importWorkflow(ws, { workflowUrl: 'not a url', workflowName: 'x' }), RunyardValueError);
   });
 
   it('refuses every SSRF input of T8 with a 400 before any connection', async () => {
-    for (const url of ['http://127.1/a/b', 'http://0/a/b', 'http://017700000001/a/b', 'http://0x7f.0.0.1/a/b', 'http://2130706433/a/b', 'http://[::ffff:7f00:1]/a/b', 'http://169.254.169.254/a/b', 'file:///etc/passwd', 'ext::sh -c touch% /tmp/pwned', 'https://169.254.169.254/a/b', 'https://evil.example/a/b']) {
+    for (const url of [
+      'http://127.1/a/b',
+      'http://0/a/b',
+      'http://017700000001/a/b',
+      'http://0x7f.0.0.1/a/b',
+      'http://2130706433/a/b',
+      'http://[::ffff:7f00:1]/a/b',
+      'http://169.254.169.254/a/b',
+      'file:///etc/passwd',
+      'ext::sh -c touch% /tmp/pwned',
+      'https://169.254.169.254/a/b',
+      'https://evil.example/a/b',
+    ]) {
       const r = await client.rawRequest('POST', '/api/v2/workflows', { query: { teamId: ws }, body: { name: 'x', repository: { url } } });
       assert.equal(r.status, 400, url);
       assert.equal((r.body as { code: string }).code, 'GIT_URL_REFUSED', url);
     }
-    const r = await client.rawRequest('GET', '/api/v1/git/github/getPublicRepo', { query: { repoName: 'b', repoOwner: 'a', host: 'http://127.0.0.1', teamId: ws } });
+    const r = await client.rawRequest('GET', '/api/v1/git/github/getPublicRepo', {
+      query: { repoName: 'b', repoOwner: 'a', host: 'http://127.0.0.1', teamId: ws },
+    });
     assert.equal(r.status, 400);
   });
 
   it('lists workflows with exact pagination metadata and paging', async () => {
-    const r = await client.request<{ workflows: unknown[]; paginationMetadata: Record<string, number> }>('GET', '/api/v3/workflows', { query: { teamId: ws, search: 'rnat' } });
+    const r = await client.request<{ workflows: unknown[]; paginationMetadata: Record<string, number> }>('GET', '/api/v3/workflows', {
+      query: { teamId: ws, search: 'rnat' },
+    });
     assert.deepEqual(r.paginationMetadata, { 'Pagination-Count': 1, 'Pagination-Page': 1, 'Pagination-Limit': 1000 });
-    const empty = await client.request<{ workflows: unknown[]; paginationMetadata: Record<string, number> }>('GET', '/api/v3/workflows', { query: { teamId: ws, pageSize: 0 } });
+    const empty = await client.request<{ workflows: unknown[]; paginationMetadata: Record<string, number> }>('GET', '/api/v3/workflows', {
+      query: { teamId: ws, pageSize: 0 },
+    });
     assert.deepEqual(empty.workflows, []);
     assert.equal(empty.paginationMetadata['Pagination-Count'], 2);
     const n = proxy.requests.length;
@@ -108,44 +148,79 @@ describe('SDK workflows (import from local git mirrors)', () => {
       `GET /api/v3/workflows?teamId=${ws}&pageSize=2&page=1&archived.status=false`,
     ]);
     const table = processWorkflowList(all);
-    assert.deepEqual(table.columns, WORKFLOW_COLUMNS.filter((c) => c !== 'importsFile'));
+    assert.deepEqual(
+      table.columns,
+      WORKFLOW_COLUMNS.filter((c) => c !== 'importsFile'),
+    );
   });
 
   it('the name lookup is the count call then one call of exactly that size, without page', async () => {
     const n = proxy.requests.length;
     const id = await client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy' });
-    assert.deepEqual(since(n), [`GET /api/v3/workflows?teamId=${ws}&search=rnatoy`, `GET /api/v3/workflows?teamId=${ws}&search=rnatoy&pageSize=1`]);
+    assert.deepEqual(since(n), [
+      `GET /api/v3/workflows?teamId=${ws}&search=rnatoy`,
+      `GET /api/v3/workflows?teamId=${ws}&search=rnatoy&pageSize=1`,
+    ]);
     assert.equal(id, (await client.getWorkflowContent(ws, 'rnatoy'))._id);
-    await assert.rejects(client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy', repositoryPlatform: 'gitlab' }), RunyardValueError);
+    await assert.rejects(
+      client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy', repositoryPlatform: 'gitlab' }),
+      RunyardValueError,
+    );
     await assert.rejects(client.getWorkflowContent(ws, 'nope'), /No workflow found/);
   });
 
   it('resolves duplicate names with last, and lists branches of the repository', async () => {
-    const second = await client.importWorkflow(ws, { workflowUrl: 'https://gitlab.com/group/sub/deep', workflowName: 'rnatoy', repositoryPlatform: 'gitlab' });
+    const second = await client.importWorkflow(ws, {
+      workflowUrl: 'https://gitlab.com/group/sub/deep',
+      workflowName: 'rnatoy',
+      repositoryPlatform: 'gitlab',
+    });
     await assert.rejects(client.getWorkflowContent(ws, 'rnatoy'), /More than one workflow/);
     assert.equal((await client.getWorkflowContent(ws, 'rnatoy', { last: true }))._id, second);
-    assert.equal(await client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy', repositoryPlatform: 'gitlab' }), second);
+    assert.equal(
+      await client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy', repositoryPlatform: 'gitlab' }),
+      second,
+    );
     const first = await client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'rnatoy', repositoryPlatform: 'github' });
     const wf = (await client.getWorkflowList(ws)).find((w) => w._id === first)!;
-    const branches = await client.getBranches(ws, { repositoryIdentifier: wf.repository!.repositoryId, owner: wf.repository!.owner.login, workflowOwnerId: wf.owner.id, limit: 1 });
+    const branches = await client.getBranches(ws, {
+      repositoryIdentifier: wf.repository!.repositoryId,
+      owner: wf.repository!.owner.login,
+      workflowOwnerId: wf.owner.id,
+      limit: 1,
+    });
     assert.equal(branches.total, 2);
-    assert.deepEqual(branches.branches.map((b) => b.name), ['dev', 'main']);
+    assert.deepEqual(
+      branches.branches.map((b) => b.name),
+      ['dev', 'main'],
+    );
     assert.match(branches.branches[0].commit.sha, /^[0-9a-f]{40}$/);
     await assert.rejects(client.getBranches(ws, { repositoryIdentifier: '12345', owner: 'nobody' }), NotFoundError);
   });
 
   it('creates container workflows (admin only), marks modules, archives and unarchives', async () => {
-    const picard = await client.admin.createDockerWorkflow({ workspaceId: ws, name: 'picard', containerName: 'broadinstitute/picard:2.27', defaultCommand: 'picard' });
+    const picard = await client.admin.createDockerWorkflow({
+      workspaceId: ws,
+      name: 'picard',
+      containerName: 'broadinstitute/picard:2.27',
+      defaultCommand: 'picard',
+    });
     assert.equal(picard.workflowType, 'docker');
     assert.equal(picard.containerName, 'broadinstitute/picard:2.27');
     await client.admin.createDockerWorkflow({ workspaceId: ws, name: 'multiqc', containerName: 'ewels/multiqc', group: 'system-tools' });
     assert.equal(await client.detectWorkflow('picard', ws), 'docker');
     assert.equal(await client.isModule('multiqc', ws), true);
     assert.equal(await client.fetchIdByName({ resource: 'workflows', workspaceId: ws, name: 'picard' }), picard._id);
-    await assert.rejects(client.admin.createDockerWorkflow({ workspaceId: ws, name: 'picard', containerName: 'x' }), (e: unknown) => e instanceof ApiError && e.status === 409);
+    await assert.rejects(
+      client.admin.createDockerWorkflow({ workspaceId: ws, name: 'picard', containerName: 'x' }),
+      (e: unknown) => e instanceof ApiError && e.status === 409,
+    );
     const other = await s.newTenant('dora');
     const dora = new RunyardClient({ platformUrl: s.url, apikey: other.apikey });
-    await assert.rejects(dora.admin.createDockerWorkflow({ workspaceId: other.workspaceId, name: 'x', containerName: 'y' }), (e: unknown) => e instanceof ApiError && e.status === 403);
+    await assert.rejects(
+      dora.admin.createDockerWorkflow({ workspaceId: other.workspaceId, name: 'x', containerName: 'y' }),
+      (e: unknown) => e instanceof ApiError && e.status === 403,
+    );
     await assert.rejects(dora.archiveWorkflow(other.workspaceId, picard._id), NotFoundError);
     dora.close();
     assert.equal((await client.archiveWorkflow(ws, picard._id)).archived.status, true);
@@ -156,7 +231,12 @@ describe('SDK workflows (import from local git mirrors)', () => {
   });
 
   it('imports through the legacy v1 route too', async () => {
-    const id = await client.workflowImport(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy-legacy', repositoryProjectId: 7, repositoryId: 99 });
+    const id = await client.workflowImport(ws, {
+      workflowUrl: 'https://github.com/acme/rnatoy',
+      workflowName: 'rnatoy-legacy',
+      repositoryProjectId: 7,
+      repositoryId: 99,
+    });
     assert.equal((await client.getWorkflowContent(ws, 'rnatoy-legacy'))._id, id);
   });
 });

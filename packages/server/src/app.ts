@@ -34,7 +34,10 @@ export interface BuildDeps {
 }
 
 /** Builds the HTTP application on an open, migrated store. It never listens: main.ts does. */
-export async function buildApp(config: Config, { store, logStream, scheduler, blobs, deletionWorker }: BuildDeps): Promise<FastifyInstance> {
+export async function buildApp(
+  config: Config,
+  { store, logStream, scheduler, blobs, deletionWorker }: BuildDeps,
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
@@ -50,7 +53,15 @@ export async function buildApp(config: Config, { store, logStream, scheduler, bl
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as FastifyInstance;
   const storage = storageDepsOf(blobs ?? createBlobStore(config));
-  const deps: AppDeps = { store, db: store.db, config, version: VERSION, storage, ...(scheduler && { scheduler }), ...(deletionWorker && { deletionWorker }) };
+  const deps: AppDeps = {
+    store,
+    db: store.db,
+    config,
+    version: VERSION,
+    storage,
+    ...(scheduler && { scheduler }),
+    ...(deletionWorker && { deletionWorker }),
+  };
   registerJsonBodyParser(app);
   registerUploadBodyParser(app);
   registerErrorHandler(app);

@@ -10,7 +10,17 @@ import { requireWorkspace, type JobDocument, type JobPaginationMetadata } from '
 
 /** The statuses the public client accepts as `filter_status`. */
 // The public client's list, plus Runyard's `scheduled` and `aborting`.
-export const JOB_LIST_STATUSES: readonly string[] = ['completed', 'running', 'failed', 'aborted', 'queued', 'pending', 'initializing', 'scheduled', 'aborting'];
+export const JOB_LIST_STATUSES: readonly string[] = [
+  'completed',
+  'running',
+  'failed',
+  'aborted',
+  'queued',
+  'pending',
+  'initializing',
+  'scheduled',
+  'aborting',
+];
 
 /** The largest `limit` of `GET /api/v2/jobs`. */
 export const MAX_JOB_LIST_PAGE_SIZE = 100;

@@ -41,10 +41,7 @@ export const AdminWorkspace = Type.Object({
 });
 export type AdminWorkspace = Static<typeof AdminWorkspace>;
 
-export const AdminWorkspaceCreateBody = Type.Object(
-  { name: Name, ownerId: Type.Optional(ObjectId) },
-  { additionalProperties: false },
-);
+export const AdminWorkspaceCreateBody = Type.Object({ name: Name, ownerId: Type.Optional(ObjectId) }, { additionalProperties: false });
 export type AdminWorkspaceCreateBody = Static<typeof AdminWorkspaceCreateBody>;
 
 export const AdminMember = Type.Object({
@@ -62,10 +59,7 @@ export const AdminMemberCreateBody = Type.Object(
 );
 export type AdminMemberCreateBody = Static<typeof AdminMemberCreateBody>;
 
-export const AdminMemberQuery = Type.Object(
-  { workspaceId: Type.Optional(ObjectId) },
-  { additionalProperties: false },
-);
+export const AdminMemberQuery = Type.Object({ workspaceId: Type.Optional(ObjectId) }, { additionalProperties: false });
 
 export const AdminApiKey = Type.Object({
   id: ObjectId,

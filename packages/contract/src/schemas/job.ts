@@ -52,7 +52,9 @@ export const JobSubmitBody = Type.Object({
   accelerateSavingResults: Type.Optional(Type.Boolean()),
   parametersFile: Type.Optional(Type.Unknown()),
   nextflowVersion: Type.Optional(Type.String({ maxLength: 50, pattern: '^[A-Za-z0-9._-]+$' })),
-  masterInstance: Type.Optional(Type.Object({ requestedInstance: Type.Optional(Type.Object({ type: Type.Optional(Type.Union([Str(100), Type.Null()])) })) })),
+  masterInstance: Type.Optional(
+    Type.Object({ requestedInstance: Type.Optional(Type.Object({ type: Type.Optional(Type.Union([Str(100), Type.Null()])) })) }),
+  ),
   batch: Type.Optional(
     Type.Object({
       enabled: Type.Optional(Type.Boolean()),
@@ -64,7 +66,12 @@ export const JobSubmitBody = Type.Object({
   command: Type.Optional(Type.String({ minLength: 1, maxLength: 65536 })),
   customScriptFile: Type.Optional(DataItemRef),
   arrayFile: Type.Optional(Type.Intersect([DataItemRef, Type.Object({ separator: Type.Optional(Str(10)) })])),
-  resourceRequirements: Type.Optional(Type.Object({ cpu: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })), ram: Type.Optional(Type.Number({ minimum: 0.1, maximum: 65536 })) })),
+  resourceRequirements: Type.Optional(
+    Type.Object({
+      cpu: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+      ram: Type.Optional(Type.Number({ minimum: 0.1, maximum: 65536 })),
+    }),
+  ),
   cromwellCloudResources: Type.Optional(Type.Union([Str(100), Type.Null()])),
   revision: Type.Optional(
     Type.Object({
@@ -116,7 +123,10 @@ export const JobAbortQuery = Type.Object({ teamId: Type.String({ minLength: 1 })
 export const JobArchiveBody = Type.Object({
   jobIds: Type.Array(ObjectId, { minItems: 1, maxItems: 1000 }),
   update: Type.Object({
-    archived: Type.Object({ status: Type.Boolean(), archivalTimestamp: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])) }),
+    archived: Type.Object({
+      status: Type.Boolean(),
+      archivalTimestamp: Type.Optional(Type.Union([Type.String({ maxLength: 40 }), Type.Null()])),
+    }),
   }),
 });
 export type JobArchiveBody = Static<typeof JobArchiveBody>;
@@ -136,7 +146,13 @@ export const JobQueue = Type.Object({
   executor: Type.String(),
   arn: Type.String(),
   computeEnvironments: Type.Array(
-    Type.Object({ label: Type.String(), environment: Type.Object({ backend: Type.String(), concurrency: Type.Integer() }), status: Type.String(), createdAt: IsoTime, updatedAt: IsoTime }),
+    Type.Object({
+      label: Type.String(),
+      environment: Type.Object({ backend: Type.String(), concurrency: Type.Integer() }),
+      status: Type.String(),
+      createdAt: IsoTime,
+      updatedAt: IsoTime,
+    }),
   ),
   status: Type.String(),
   backend: Type.String(),

@@ -90,7 +90,9 @@ export const WorkflowImportBody = Type.Object({
     platform: Type.Optional(Type.String()),
     repositoryId: Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()])),
     name: Type.Optional(Type.String()),
-    owner: Type.Optional(Type.Object({ login: Type.Optional(Type.String()), id: Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()])) })),
+    owner: Type.Optional(
+      Type.Object({ login: Type.Optional(Type.String()), id: Type.Optional(Type.Union([Type.Integer(), Type.String(), Type.Null()])) }),
+    ),
     isPrivate: Type.Optional(Type.Boolean()),
     url: Type.String({ minLength: 1, maxLength: 500 }),
     commit: Type.Optional(Type.String()),
@@ -107,7 +109,11 @@ export const WorkflowImportBody = Type.Object({
   docsLink: Type.Optional(Type.String({ maxLength: 2000 })),
   team: Type.Optional(Type.String()),
   executionConfiguration: Type.Optional(
-    Type.Object({ costLimitsInUsd: Type.Optional(Type.Object({ value: Type.Optional(Type.Number({ minimum: -1 })), editable: Type.Optional(Type.Boolean()) })) }),
+    Type.Object({
+      costLimitsInUsd: Type.Optional(
+        Type.Object({ value: Type.Optional(Type.Number({ minimum: -1 })), editable: Type.Optional(Type.Boolean()) }),
+      ),
+    }),
   ),
 });
 export type WorkflowImportBody = Static<typeof WorkflowImportBody>;
@@ -141,7 +147,10 @@ export const WorkflowConfigParams = Type.Object({
   repoName: Type.String({ minLength: 1, maxLength: 200 }),
   repoOwner: Type.String({ minLength: 1, maxLength: 300 }),
 });
-export const WorkflowConfigQuery = Type.Object({ teamId: Type.String({ minLength: 1 }), host: Type.Optional(Type.String({ maxLength: 300 })) });
+export const WorkflowConfigQuery = Type.Object({
+  teamId: Type.String({ minLength: 1 }),
+  host: Type.Optional(Type.String({ maxLength: 300 })),
+});
 export const WorkflowConfigReply = Type.Object({
   mainFile: Type.Union([Type.String(), Type.Null()]),
   workflowType: Type.Union([Type.String(), Type.Null()]),

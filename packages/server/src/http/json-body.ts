@@ -37,7 +37,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     } catch (e) {
       return done(new AppError('INVALID_JSON', `The request body is not valid JSON: ${(e as Error).message}`), undefined);
     }
-    if (!sanitise(parsed)) return done(new AppError('BAD_REQUEST', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
+    if (!sanitise(parsed))
+      return done(new AppError('BAD_REQUEST', `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`), undefined);
     done(null, parsed);
   });
 }

@@ -87,7 +87,11 @@ export async function authenticate(db: Kysely<Database>, apikey: string): Promis
   if (!timingSafeEqual(hashSecret(secret), Buffer.from(row.secret_hash, 'hex'))) return null;
   const now = Date.now();
   if (!row.last_used_at || now - Date.parse(row.last_used_at) > LAST_USED_RESOLUTION_MS) {
-    await db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', id).execute();
+    await db
+      .updateTable('api_keys')
+      .set({ last_used_at: new Date(now).toISOString() })
+      .where('id', '=', id)
+      .execute();
   }
   return {
     id: row.user_id,

@@ -24,10 +24,21 @@ const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r
 /** Loads what the documents of these jobs refer to, in a fixed number of queries whatever their number. */
 async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Related> {
   const ids = (f: (j: JobRow) => string | null) => [...new Set(jobs.map(f).filter((x): x is string => Boolean(x)))];
-  const [projectIds, workflowIds, userIds, queueIds] = [ids((j) => j.project_id), ids((j) => j.workflow_id), ids((j) => j.user_id), ids((j) => j.queue_id)];
+  const [projectIds, workflowIds, userIds, queueIds] = [
+    ids((j) => j.project_id),
+    ids((j) => j.workflow_id),
+    ids((j) => j.user_id),
+    ids((j) => j.queue_id),
+  ];
   const none = <T>() => Promise.resolve([] as T[]);
   const [projects, workflows, users, queues, folders, parameters] = await Promise.all([
-    projectIds.length ? db.selectFrom('projects').select(['id', 'name', 'user_id', 'workspace_id', 'created_at', 'updated_at']).where('id', 'in', projectIds).execute() : none<never>(),
+    projectIds.length
+      ? db
+          .selectFrom('projects')
+          .select(['id', 'name', 'user_id', 'workspace_id', 'created_at', 'updated_at'])
+          .where('id', 'in', projectIds)
+          .execute()
+      : none<never>(),
     workflowIds.length
       ? db
           .selectFrom('workflows')
@@ -42,7 +53,14 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
     jobFolderInfo(db, jobs),
     parameterExpander(db, jobs),
   ]);
-  return { projects: byId(projects), workflows: byId(workflows as WorkflowRow[]), users: byId(users), queues: byId(queues), folders, parameters };
+  return {
+    projects: byId(projects),
+    workflows: byId(workflows as WorkflowRow[]),
+    users: byId(users),
+    queues: byId(queues),
+    folders,
+    parameters,
+  };
 }
 
 /**
@@ -78,7 +96,14 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     jobType: job.job_type,
     executionPlatform: job.execution_platform,
     parameters: rel.parameters(job),
-    project: project && { _id: project.id, name: project.name, user: project.user_id, team: project.workspace_id, createdAt: project.created_at, updatedAt: project.updated_at },
+    project: project && {
+      _id: project.id,
+      name: project.name,
+      user: project.user_id,
+      team: project.workspace_id,
+      createdAt: project.created_at,
+      updatedAt: project.updated_at,
+    },
     workflow: workflow && workflowToWire(workflow),
     user: user && { id: user.id, _id: user.id, name: user.name, surname: user.surname, email: user.email },
     revision: JSON.parse(job.revision_json),

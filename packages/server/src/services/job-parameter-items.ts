@@ -13,7 +13,8 @@ function fileLocation(f: Selectable<FileTable>): Record<string, unknown> {
 
 function folderLocation(f: Selectable<FolderTable>): Record<string, unknown> {
   const base = { _id: f.id, name: f.name };
-  if (f.item_type === 'AzureBlobFolder') return { ...base, blobStorageAccountName: f.account, blobContainerName: f.bucket, blobPrefix: f.storage_key };
+  if (f.item_type === 'AzureBlobFolder')
+    return { ...base, blobStorageAccountName: f.account, blobContainerName: f.bucket, blobPrefix: f.storage_key };
   if (f.item_type === 'S3Folder') return { ...base, s3BucketName: f.bucket, s3Prefix: f.storage_key };
   return base;
 }
@@ -23,7 +24,10 @@ function folderLocation(f: Selectable<FolderTable>): Record<string, unknown> {
  * `globPattern`, given as ids when submitted, expanded into where they are stored. Only items
  * of the job's own workspace are expanded; anything else stays as submitted.
  */
-export async function parameterExpander(db: Kysely<Database>, jobs: Selectable<JobTable>[]): Promise<(job: Selectable<JobTable>) => unknown[]> {
+export async function parameterExpander(
+  db: Kysely<Database>,
+  jobs: Selectable<JobTable>[],
+): Promise<(job: Selectable<JobTable>) => unknown[]> {
   const parsed = new Map(jobs.map((j) => [j.id, JSON.parse(j.parameters_json) as Parameter[]]));
   const fileIds = new Set<string>();
   const folderIds = new Set<string>();
@@ -34,8 +38,20 @@ export async function parameterExpander(db: Kysely<Database>, jobs: Selectable<J
     }
   }
   const [files, folders] = await Promise.all([
-    fileIds.size ? db.selectFrom('files').selectAll().where('id', 'in', [...fileIds]).execute() : Promise.resolve([]),
-    folderIds.size ? db.selectFrom('folders').selectAll().where('id', 'in', [...folderIds]).execute() : Promise.resolve([]),
+    fileIds.size
+      ? db
+          .selectFrom('files')
+          .selectAll()
+          .where('id', 'in', [...fileIds])
+          .execute()
+      : Promise.resolve([]),
+    folderIds.size
+      ? db
+          .selectFrom('folders')
+          .selectAll()
+          .where('id', 'in', [...folderIds])
+          .execute()
+      : Promise.resolve([]),
   ]);
   const fileById = new Map(files.map((f) => [f.id, f]));
   const folderById = new Map(folders.map((f) => [f.id, f]));

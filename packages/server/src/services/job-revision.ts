@@ -19,7 +19,11 @@ const FULL_SHA = /^[0-9a-f]{40}$/;
  * ls-remote; a commit must be a full sha; nothing given means the default branch's head.
  * Container workflows have an image instead: `{digest, tag}`.
  */
-export async function resolveRevision(config: Config, workflow: WorkflowRow, requested: JobSubmitBody['revision']): Promise<ResolvedRevision> {
+export async function resolveRevision(
+  config: Config,
+  workflow: WorkflowRow,
+  requested: JobSubmitBody['revision'],
+): Promise<ResolvedRevision> {
   // A revisionType names the field to use (a cloned job's revision carries its branch and the
   // commit it resolved to); without one, only one of commit, tag and branch may be given.
   const type = requested?.revisionType;
@@ -40,7 +44,8 @@ export async function resolveRevision(config: Config, workflow: WorkflowRow, req
   }
   if (!workflow.repository_url) throw new AppError('VALIDATION_FAILED', `Workflow ${workflow.name} has no repository to run.`);
   if (commit) {
-    if (!FULL_SHA.test(commit)) throw new AppError('VALIDATION_FAILED', `revision.commit must be a full 40-character commit sha, not "${commit}".`);
+    if (!FULL_SHA.test(commit))
+      throw new AppError('VALIDATION_FAILED', `revision.commit must be a full 40-character commit sha, not "${commit}".`);
     return { revisionType: 'commit', commit, tag: null, branch: null };
   }
   const refs = await remoteRefs(resolveRepository(config, workflow.repository_url));

@@ -25,13 +25,16 @@ function jobTypeOf(workflowType: string, platform: string): JobType {
 function checkParameters(body: JobSubmitBody): void {
   const names = new Set<string>();
   for (const p of body.parameters ?? []) {
-    if (p.parameterKind === 'textValue' && p.textValue === undefined) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" has no textValue.`);
+    if (p.parameterKind === 'textValue' && p.textValue === undefined)
+      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" has no textValue.`);
     if (p.parameterKind === 'arrayFileColumn' && (p.columnName === undefined || p.columnIndex === undefined)) {
       throw new AppError('VALIDATION_FAILED', `parameters: array column "${p.name}" needs columnName and columnIndex.`);
     }
-    if (p.parameterKind === 'arrayFileColumn' && !body.arrayFile) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is an array column but the job has no arrayFile.`);
+    if (p.parameterKind === 'arrayFileColumn' && !body.arrayFile)
+      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is an array column but the job has no arrayFile.`);
     const key = `${p.prefix ?? ''}${p.name}`;
-    if (p.parameterKind === 'textValue' && names.has(key)) throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is given twice.`);
+    if (p.parameterKind === 'textValue' && names.has(key))
+      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is given twice.`);
     names.add(key);
   }
 }
@@ -47,13 +50,20 @@ export async function submitJob(
   body: JobSubmitBody,
   storage: StorageKind = storageKindOf(config),
 ): Promise<{ jobId: string }> {
-  const project = await db.selectFrom('projects').select(['id']).where('id', '=', body.project).where('workspace_id', '=', ctx.workspaceId).executeTakeFirst();
+  const project = await db
+    .selectFrom('projects')
+    .select(['id'])
+    .where('id', '=', body.project)
+    .where('workspace_id', '=', ctx.workspaceId)
+    .executeTakeFirst();
   if (!project) throw new AppError('PROJECT_NOT_FOUND', `Project ${body.project} not found in this workspace.`);
   const workflow = await workflowRow(db, ctx.workspaceId, body.workflow);
   if (workflow.archived) throw new AppError('VALIDATION_FAILED', `Workflow ${workflow.name} is archived; unarchive it to run it.`);
   const workflowType = workflow.workflow_type;
-  if (workflowType === 'docker' && !body.command) throw new AppError('VALIDATION_FAILED', 'command is required for bash jobs on a container workflow.');
-  if (workflowType !== 'docker' && body.command) throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${workflow.name} is ${workflowType}.`);
+  if (workflowType === 'docker' && !body.command)
+    throw new AppError('VALIDATION_FAILED', 'command is required for bash jobs on a container workflow.');
+  if (workflowType !== 'docker' && body.command)
+    throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${workflow.name} is ${workflowType}.`);
   checkParameters(body);
   // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).
   await checkJobInputs(db, storage, ctx.workspaceId, body);
@@ -70,7 +80,12 @@ export async function submitJob(
   await db.transaction().execute(async (tx) => {
     // A resumed job runs in the work directory of the job it resumes; the folder must not be going away.
     const resumeFrom = body.resumeWorkDir ? await lockResumeFolder(tx, ctx.workspaceId, body.resumeWorkDir) : undefined;
-    const folders = await registerJobFolders(tx, storage, { id, name, workspaceId: ctx.workspaceId, projectId: project.id, userId: ctx.user.id }, resumeFrom);
+    const folders = await registerJobFolders(
+      tx,
+      storage,
+      { id, name, workspaceId: ctx.workspaceId, projectId: project.id, userId: ctx.user.id },
+      resumeFrom,
+    );
     await tx
       .insertInto('jobs')
       .values({
@@ -93,7 +108,8 @@ export async function submitJob(
         command: body.command ?? null,
         resource_cpu: body.resourceRequirements?.cpu ?? 1,
         resource_ram: body.resourceRequirements?.ram ?? 4,
-        instance_type: body.instanceType ?? body.masterInstance?.requestedInstance?.type ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
+        instance_type:
+          body.instanceType ?? body.masterInstance?.requestedInstance?.type ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
         storage_size_gb: body.storageSizeInGb ?? 500,
         cost_limit: body.execution?.computeCostLimit ?? DEFAULT_COST_LIMIT_USD,
         resumable: body.resumable || workflowType === 'wdl' ? 1 : 0,
@@ -113,7 +129,11 @@ export async function submitJob(
         ...folders,
       })
       .execute();
-    await tx.updateTable('projects').set((eb) => ({ job_count: eb('job_count', '+', 1) })).where('id', '=', project.id).execute();
+    await tx
+      .updateTable('projects')
+      .set((eb) => ({ job_count: eb('job_count', '+', 1) }))
+      .where('id', '=', project.id)
+      .execute();
   });
   return { jobId: id };
 }

@@ -16,9 +16,16 @@ export async function jobRow(db: Kysely<Database>, workspaceId: string, id: stri
  * `GET /api/v1/jobs/{id}`. The public client may send no teamId or the literal `None`
  * (wire-api §1.3): then the job is looked up in every workspace the caller belongs to.
  */
-export async function getJob(db: Kysely<Database>, dataDir: string, user: AuthUser, id: string, teamId?: string): Promise<Record<string, unknown>> {
+export async function getJob(
+  db: Kysely<Database>,
+  dataDir: string,
+  user: AuthUser,
+  id: string,
+  teamId?: string,
+): Promise<Record<string, unknown>> {
   const scoped = teamId && teamId !== 'None';
-  if (scoped && !isObjectId(teamId)) throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or you are not a member of it.`);
+  if (scoped && !isObjectId(teamId))
+    throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or you are not a member of it.`);
   const row = await db
     .selectFrom('jobs')
     .innerJoin('memberships', (j) => j.onRef('memberships.workspace_id', '=', 'jobs.workspace_id').on('memberships.user_id', '=', user.id))
@@ -36,7 +43,10 @@ const SORTS = { createdAt: 'created_at', name: 'name', status: 'status' } as con
 export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Context, q: JobListQuery) {
   const page = q.page ?? 1;
   const limit = q.limit ?? 10;
-  let base = db.selectFrom('jobs').where('workspace_id', '=', ctx.workspaceId).where('archived', '=', q['archived.status'] ? 1 : 0);
+  let base = db
+    .selectFrom('jobs')
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('archived', '=', q['archived.status'] ? 1 : 0);
   if (q.status) base = base.where('status', '=', q.status.toLowerCase());
   if (q.name) base = base.where(sql<boolean>`lower(name) like ${containsPattern(q.name)} escape '\\'`);
   if (q.id) base = base.where('id', '=', q.id);
@@ -49,7 +59,10 @@ export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Conte
   const direction = sort.startsWith('-') ? 'desc' : 'asc';
   const [counts, rows] = await Promise.all([
     base
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>(sql`case when status = 'completed' then 1 else 0 end`).as('completed')])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.sum<number>(sql`case when status = 'completed' then 1 else 0 end`).as('completed'),
+      ])
       .executeTakeFirstOrThrow(),
     base
       .selectAll()

@@ -55,7 +55,10 @@ export async function listProjects(db: Kysely<Database>, ctx: Context, query: Pr
   const page = query.page ?? 1;
   const search = query.search?.trim() ?? '';
   let list = projectQuery(db, ctx);
-  let count = db.selectFrom('projects').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ctx.workspaceId);
+  let count = db
+    .selectFrom('projects')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', ctx.workspaceId);
   if (search) {
     list = list.where(containsText(sql.ref('projects.name'), search));
     count = count.where(containsText(sql.ref('projects.name'), search));
@@ -76,7 +79,12 @@ export async function listProjects(db: Kysely<Database>, ctx: Context, query: Pr
 
 export async function createProject(db: Kysely<Database>, ctx: Context, name: string): Promise<Project> {
   const taken = new AppError('PROJECT_NAME_TAKEN', `A project named "${name}" already exists in this workspace.`);
-  const existing = await db.selectFrom('projects').select('id').where('workspace_id', '=', ctx.workspaceId).where('name', '=', name).executeTakeFirst();
+  const existing = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (existing) throw taken;
   const now = isoNow();
   const id = newObjectId();

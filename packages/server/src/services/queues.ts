@@ -9,8 +9,22 @@ export const DEFAULT_QUEUE_CONCURRENCY = 4;
 
 /** The queues every workspace starts with: a default for Nextflow and bash jobs, one for WDL, and the module queue. */
 const STARTER_QUEUES = [
-  { name: 'default', label: 'default', description: 'Default queue for Nextflow and bash jobs', executor: 'nextflow', is_default: 1, is_system: 0 },
-  { name: 'default-wdl', label: 'default-wdl', description: 'Default queue for WDL jobs', executor: 'cromwell', is_default: 1, is_system: 0 },
+  {
+    name: 'default',
+    label: 'default',
+    description: 'Default queue for Nextflow and bash jobs',
+    executor: 'nextflow',
+    is_default: 1,
+    is_system: 0,
+  },
+  {
+    name: 'default-wdl',
+    label: 'default-wdl',
+    description: 'Default queue for WDL jobs',
+    executor: 'cromwell',
+    is_default: 1,
+    is_system: 0,
+  },
   { name: 'system', label: 'system', description: 'Queue of platform modules', executor: 'nextflow', is_default: 0, is_system: 1 },
 ] as const;
 
@@ -27,7 +41,13 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
     executor: q.executor,
     arn: '',
     computeEnvironments: [
-      { label: `${q.name}-${q.backend}`, environment: { backend: q.backend, concurrency: q.concurrency }, status: 'VALID', createdAt: q.created_at, updatedAt: q.updated_at },
+      {
+        label: `${q.name}-${q.backend}`,
+        environment: { backend: q.backend, concurrency: q.concurrency },
+        status: 'VALID',
+        createdAt: q.created_at,
+        updatedAt: q.updated_at,
+      },
     ],
     status: q.status,
     backend: q.backend,
@@ -47,7 +67,16 @@ export async function ensureStarterQueues(db: Kysely<Database>, workspaceId: str
     try {
       await db
         .insertInto('queues')
-        .values({ ...q, id: newObjectId(), workspace_id: workspaceId, backend: 'local', concurrency: DEFAULT_QUEUE_CONCURRENCY, status: 'Ready', created_at: now, updated_at: now })
+        .values({
+          ...q,
+          id: newObjectId(),
+          workspace_id: workspaceId,
+          backend: 'local',
+          concurrency: DEFAULT_QUEUE_CONCURRENCY,
+          status: 'Ready',
+          created_at: now,
+          updated_at: now,
+        })
         .execute();
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
@@ -75,7 +104,12 @@ export async function getQueue(db: Kysely<Database>, workspaceId: string, id: st
 }
 
 /** The queue a job without an explicit queue goes to: modules to the system queue, others to the default of their executor. */
-export async function defaultQueueFor(db: Kysely<Database>, workspaceId: string, executor: 'nextflow' | 'cromwell', module: boolean): Promise<Selectable<QueueTable>> {
+export async function defaultQueueFor(
+  db: Kysely<Database>,
+  workspaceId: string,
+  executor: 'nextflow' | 'cromwell',
+  module: boolean,
+): Promise<Selectable<QueueTable>> {
   await ensureStarterQueues(db, workspaceId);
   let q = db.selectFrom('queues').selectAll().where('workspace_id', '=', workspaceId).where('status', '=', 'Ready');
   q = module ? q.where('is_system', '=', 1) : q.where('executor', '=', executor).where('is_system', '=', 0).orderBy('is_default', 'desc');
@@ -109,12 +143,18 @@ export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): 
   try {
     await db.transaction().execute(async (tx) => {
       if (body.isDefault) {
-        await tx.updateTable('queues').set({ is_default: 0, updated_at: now }).where('workspace_id', '=', body.workspaceId).where('executor', '=', executor).execute();
+        await tx
+          .updateTable('queues')
+          .set({ is_default: 0, updated_at: now })
+          .where('workspace_id', '=', body.workspaceId)
+          .where('executor', '=', executor)
+          .execute();
       }
       await tx.insertInto('queues').values(row).execute();
     });
   } catch (e) {
-    if (isUniqueViolation(e)) throw new AppError('QUEUE_NAME_TAKEN', `A queue named "${body.name}" already exists in workspace ${body.workspaceId}.`);
+    if (isUniqueViolation(e))
+      throw new AppError('QUEUE_NAME_TAKEN', `A queue named "${body.name}" already exists in workspace ${body.workspaceId}.`);
     throw e;
   }
   return queueToWire(row);

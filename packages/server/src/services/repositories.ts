@@ -37,7 +37,8 @@ export function resolveRepository(config: Config, url: string): ResolvedReposito
 /** The repository URL that getPublicRepo / getWorkflowConfig name by platform, host, owner and name. */
 export function repositoryUrlOf(platform: GitPlatform, host: string | undefined, owner: string, name: string): string {
   const base = (host || PLATFORM_HOSTS[platform]).replace(/\/+$/, '');
-  if (canonicalPlatform(platform) === 'bitbucketServer' && !base.includes('bitbucket.org')) return `${base}/projects/${owner}/repos/${name}`;
+  if (canonicalPlatform(platform) === 'bitbucketServer' && !base.includes('bitbucket.org'))
+    return `${base}/projects/${owner}/repos/${name}`;
   return `${base}/${owner}/${name}`;
 }
 
@@ -46,7 +47,8 @@ export async function withGitErrors<T>(repo: ResolvedRepository, work: () => Pro
   try {
     return await work();
   } catch (e) {
-    if (e instanceof RepositoryUnreachableError) throw new AppError('REPOSITORY_NOT_FOUND', `The repository ${repo.url} could not be found or read: ${e.message}`);
+    if (e instanceof RepositoryUnreachableError)
+      throw new AppError('REPOSITORY_NOT_FOUND', `The repository ${repo.url} could not be found or read: ${e.message}`);
     if (e instanceof GitRefError) throw new AppError('GIT_FAILED', `${repo.url}: ${e.message}`);
     if (e instanceof SnapshotFileError) throw new AppError('WORKFLOW_NOT_DETECTED', `${repo.url}: ${e.message}`);
     if (e instanceof GitCommandError && e.reason !== 'spawn' && e.reason !== 'arguments') {

@@ -83,7 +83,8 @@ export async function createUser(db: Kysely<Database>, body: AdminUserCreateBody
   try {
     await db.insertInto('users').values(row).execute();
   } catch (e) {
-    if (isUniqueViolation(e)) throw new AppError('USERNAME_TAKEN', `A user named "${body.username}" or with email "${body.email}" already exists.`);
+    if (isUniqueViolation(e))
+      throw new AppError('USERNAME_TAKEN', `A user named "${body.username}" or with email "${body.email}" already exists.`);
     throw e;
   }
   return toAdminUser(row);
@@ -97,8 +98,14 @@ export async function listUsers(db: Kysely<Database>): Promise<AdminUser[]> {
 export async function deactivateUser(db: Kysely<Database>, id: string): Promise<AdminUser> {
   const target = await db.selectFrom('users').select(['is_admin', 'active']).where('id', '=', id).executeTakeFirst();
   if (target?.is_admin && target.active) {
-    const admins = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).where('is_admin', '=', 1).where('active', '=', 1).executeTakeFirstOrThrow();
-    if (Number(admins.n) <= 1) throw new AppError('LAST_ADMIN', `User ${id} is the last active administrator; make another user an administrator first.`);
+    const admins = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('is_admin', '=', 1)
+      .where('active', '=', 1)
+      .executeTakeFirstOrThrow();
+    if (Number(admins.n) <= 1)
+      throw new AppError('LAST_ADMIN', `User ${id} is the last active administrator; make another user an administrator first.`);
   }
   await db.updateTable('users').set({ active: 0 }).where('id', '=', id).execute();
   const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();

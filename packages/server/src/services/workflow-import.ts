@@ -20,7 +20,12 @@ import { DEFAULT_WORKFLOW_COST_LIMIT_USD, insertWorkflow } from './workflows.js'
  * Imports a workflow from git: the URL is checked against the policy, the repository is read
  * with git (default branch, files), its type and main file detected, then the workflow stored.
  */
-export async function importWorkflow(db: Kysely<Database>, config: Config, ctx: Context, body: WorkflowImportBody): Promise<{ _id: string }> {
+export async function importWorkflow(
+  db: Kysely<Database>,
+  config: Config,
+  ctx: Context,
+  body: WorkflowImportBody,
+): Promise<{ _id: string }> {
   const repo = resolveRepository(config, body.repository.url);
   const refs = await remoteRefs(repo);
   const ref = body.repository.commit || body.repository.branch || refs.defaultBranch;
@@ -43,7 +48,10 @@ export async function importWorkflow(db: Kysely<Database>, config: Config, ctx: 
     .where('archived', '=', 0)
     .executeTakeFirst();
   if (duplicate) {
-    throw new AppError('WORKFLOW_EXISTS', `Workflow "${body.name}" from ${repo.url} (${detected.mainFile}) is already imported as ${duplicate.id}.`);
+    throw new AppError(
+      'WORKFLOW_EXISTS',
+      `Workflow "${body.name}" from ${repo.url} (${detected.mainFile}) is already imported as ${duplicate.id}.`,
+    );
   }
   const platform = canonicalPlatform(body.repository.platform ?? body.platform ?? 'github');
   const id = await insertWorkflow(db, {
@@ -133,7 +141,9 @@ export async function getBranches(db: Kysely<Database>, config: Config, ctx: Con
   const limit = q.limit ?? 100;
   const page = q.page ?? 1;
   return {
-    branches: all.slice((page - 1) * limit, page * limit).map((b) => ({ name: b.name, commit: { sha: b.sha, url: `${repo.url}/commit/${b.sha}` }, protected: false })),
+    branches: all
+      .slice((page - 1) * limit, page * limit)
+      .map((b) => ({ name: b.name, commit: { sha: b.sha, url: `${repo.url}/commit/${b.sha}` }, protected: false })),
     total: all.length,
   };
 }

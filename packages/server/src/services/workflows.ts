@@ -84,7 +84,10 @@ export async function listWorkflows(db: Kysely<Database>, ctx: Context, query: W
   const search = query.search?.trim() ?? '';
   const archived = query['archived.status'];
   let list = workflowQuery(db, ctx.workspaceId);
-  let count = db.selectFrom('workflows').select((eb) => eb.fn.countAll<number>().as('n')).where('workspace_id', '=', ctx.workspaceId);
+  let count = db
+    .selectFrom('workflows')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('workspace_id', '=', ctx.workspaceId);
   if (search) {
     const like = sql<boolean>`lower(workflows.name) like ${containsPattern(search)} escape '\\'`;
     list = list.where(like);
@@ -98,7 +101,12 @@ export async function listWorkflows(db: Kysely<Database>, ctx: Context, query: W
   const rows =
     pageSize === 0
       ? []
-      : await list.orderBy('workflows.created_at', 'desc').orderBy('workflows.id', 'desc').limit(pageSize).offset((page - 1) * pageSize).execute();
+      : await list
+          .orderBy('workflows.created_at', 'desc')
+          .orderBy('workflows.id', 'desc')
+          .limit(pageSize)
+          .offset((page - 1) * pageSize)
+          .execute();
   return {
     workflows: rows.map(workflowToWire),
     paginationMetadata: { 'Pagination-Count': Number(n), 'Pagination-Page': page, 'Pagination-Limit': pageSize },
@@ -123,7 +131,10 @@ export async function insertWorkflow(
 ): Promise<string> {
   const now = isoNow();
   const id = newObjectId();
-  await db.insertInto('workflows').values({ ...row, id, created_at: now, updated_at: now }).execute();
+  await db
+    .insertInto('workflows')
+    .values({ ...row, id, created_at: now, updated_at: now })
+    .execute();
   return id;
 }
 

@@ -1,11 +1,4 @@
-import {
-  isObjectId,
-  isoNow,
-  newObjectId,
-  type AdminMember,
-  type AdminWorkspace,
-  type Role,
-} from '@runyard/contract';
+import { isObjectId, isoNow, newObjectId, type AdminMember, type AdminWorkspace, type Role } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import type { Database } from '../store/schema.js';
@@ -38,7 +31,10 @@ export async function createWorkspace(db: Kysely<Database>, name: string, ownerI
     await db.transaction().execute(async (tx) => {
       await tx.insertInto('workspaces').values(row).execute();
       if (ownerId) {
-        await tx.insertInto('memberships').values({ workspace_id: row.id, user_id: ownerId, role: 'owner', created_at: row.created_at }).execute();
+        await tx
+          .insertInto('memberships')
+          .values({ workspace_id: row.id, user_id: ownerId, role: 'owner', created_at: row.created_at })
+          .execute();
       }
     });
   } catch (e) {
@@ -67,7 +63,9 @@ async function memberOf(db: Kysely<Database>, workspaceId: string, userId: strin
     .where('memberships.workspace_id', '=', workspaceId)
     .where('memberships.user_id', '=', userId)
     .executeTakeFirst();
-  return row && { workspaceId: row.workspace_id, userId: row.user_id, username: row.username, role: row.role as Role, createdAt: row.created_at };
+  return (
+    row && { workspaceId: row.workspace_id, userId: row.user_id, username: row.username, role: row.role as Role, createdAt: row.created_at }
+  );
 }
 
 async function ownerCount(db: Kysely<Database>, workspaceId: string): Promise<number> {
@@ -86,7 +84,11 @@ async function ownerCount(db: Kysely<Database>, workspaceId: string): Promise<nu
  * (two owners demoting each other at once). False, without running fn, when there is no such
  * workspace. SQLite runs one transaction at a time anyway.
  */
-async function withWorkspaceLocked<T>(db: Kysely<Database>, workspaceId: string, fn: (tx: Kysely<Database>) => Promise<T>): Promise<T | false> {
+async function withWorkspaceLocked<T>(
+  db: Kysely<Database>,
+  workspaceId: string,
+  fn: (tx: Kysely<Database>) => Promise<T>,
+): Promise<T | false> {
   return db.transaction().execute(async (tx) => {
     const locked = await tx
       .updateTable('workspaces')
@@ -99,7 +101,12 @@ async function withWorkspaceLocked<T>(db: Kysely<Database>, workspaceId: string,
 }
 
 /** Adds a member, or changes the role of an existing one. */
-export async function setMembership(db: Kysely<Database>, workspaceId: string, userId: string, role: Role = 'member'): Promise<AdminMember> {
+export async function setMembership(
+  db: Kysely<Database>,
+  workspaceId: string,
+  userId: string,
+  role: Role = 'member',
+): Promise<AdminMember> {
   const noWorkspace = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${workspaceId} not found.`);
   if (!(await db.selectFrom('workspaces').select('id').where('id', '=', workspaceId).executeTakeFirst())) throw noWorkspace;
   if (!(await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst())) {
@@ -128,7 +135,13 @@ export async function listMemberships(db: Kysely<Database>, workspaceId?: string
     .select(['memberships.workspace_id', 'memberships.user_id', 'users.username', 'memberships.role', 'memberships.created_at'])
     .orderBy('memberships.created_at');
   if (workspaceId) q = q.where('memberships.workspace_id', '=', workspaceId);
-  return (await q.execute()).map((r) => ({ workspaceId: r.workspace_id, userId: r.user_id, username: r.username, role: r.role as Role, createdAt: r.created_at }));
+  return (await q.execute()).map((r) => ({
+    workspaceId: r.workspace_id,
+    userId: r.user_id,
+    username: r.username,
+    role: r.role as Role,
+    createdAt: r.created_at,
+  }));
 }
 
 export async function removeMembership(db: Kysely<Database>, workspaceId: string, userId: string): Promise<AdminMember> {

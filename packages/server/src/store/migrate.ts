@@ -20,7 +20,9 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
   // On PostgreSQL the bookkeeping tables live in the connection's own schema: the migrator would
   // otherwise take a same-named table in another schema for its own.
   const schema =
-    db.getExecutor().adapter instanceof PostgresAdapter ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s : undefined;
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
+      : undefined;
   const migrator = new Migrator({
     db,
     provider,

@@ -77,14 +77,26 @@ describe('container engine', () => {
     assert.equal(host.env.RUNYARD_PARAM_READS, '/in/reads/*.fq');
     // Without staging (an engine called alone), a data item is not passed and says so.
     assert.match(host.preamble!.join('\n'), /not passed to the task.*loose \(dataItem\)/);
-    const boxed = await containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'podman', taskPath: dir }, inputs);
+    const boxed = await containerEngine.prepare(
+      job,
+      workflowRow(),
+      paths,
+      { ...config, containerRuntime: 'podman', taskPath: dir },
+      inputs,
+    );
     const options = boxed.argv.join(' ');
     assert.ok(options.includes('-v /store/a.txt:/store/a.txt:ro -v /in/reads:/in/reads:ro'), options);
   });
 
   it('refuses to run an array job as a single task', async () => {
-    const arrayJob = jobRow({ command: 'echo', request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }) });
-    await assert.rejects(containerEngine.prepare(arrayJob, workflowRow(), pathsFor(), config), /Array jobs are accepted and stored, but not run yet/);
+    const arrayJob = jobRow({
+      command: 'echo',
+      request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
+    });
+    await assert.rejects(
+      containerEngine.prepare(arrayJob, workflowRow(), pathsFor(), config),
+      /Array jobs are accepted and stored, but not run yet/,
+    );
   });
 
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {

@@ -71,7 +71,14 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
     ]);
     assert.equal(readFileSync(path.join(src, 'pipelines/main.nf'), 'utf8'), 'workflow { }\n');
     // Typed as Nextflow types `--name value` on its command line: booleans and numbers.
-    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), { reads: 's3://b/*.fq', n: 3, skip: false, ratio: 0.5, sample: '007a', outdir: path.join(paths.results, 'results') });
+    assert.deepEqual(JSON.parse(readFileSync(paramsFile, 'utf8')), {
+      reads: 's3://b/*.fq',
+      n: 3,
+      skip: false,
+      ratio: 0.5,
+      sample: '007a',
+      outdir: path.join(paths.results, 'results'),
+    });
     assert.equal(statSync(paramsFile).mode & 0o777, 0o600);
     assert.equal(task.env.NXF_VER, '22.10.8');
     assert.equal(task.env.HOME, paths.work);
@@ -93,7 +100,7 @@ describe('nextflow engine', { timeout: 60_000 }, () => {
     assert.equal(task.env.NXF_VER, undefined);
   });
 
-  it('puts the parametersFile under the parameters, staged inputs as paths; a job in another job\'s work directory gets -resume', async () => {
+  it("puts the parametersFile under the parameters, staged inputs as paths; a job in another job's work directory gets -resume", async () => {
     const paths = { ...pathsFor(config.dataDir), workPrefix: 'ws/jobs/parent/work' };
     const inputs = {
       parameters: new Map([[1, { value: '/in/reads/*.fq', files: ['/in/reads/a.fq'] }]]),

@@ -26,7 +26,11 @@ export async function jobWorld(): Promise<JobWorld> {
   const s = await startTestServer({ env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) } });
   const ws = s.admin.workspaceId;
   const project = await call(s, 'POST', `/api/v1/projects?teamId=${ws}`, { name: 'demo' });
-  const docker = await call(s, 'POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'ubuntu', containerName: 'library/ubuntu:22.04' });
+  const docker = await call(s, 'POST', '/api/runyard/admin/workflows/docker', {
+    workspaceId: ws,
+    name: 'ubuntu',
+    containerName: 'library/ubuntu:22.04',
+  });
   const nf = await call(s, 'POST', `/api/v2/workflows?teamId=${ws}`, { name: 'rnatoy', repository: { url: repo.url, platform: 'github' } });
   assert.equal(nf.statusCode, 200, nf.body);
   return {
@@ -95,6 +99,9 @@ export async function submit(w: JobWorld, body: unknown, tenant?: Tenant): Promi
 }
 
 export async function jobCount(w: JobWorld): Promise<number> {
-  const r = await w.s.store.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const r = await w.s.store.db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(r.n);
 }

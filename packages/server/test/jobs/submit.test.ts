@@ -36,7 +36,8 @@ describe('job submission (POST /api/v2/jobs)', () => {
     assert.equal(doc.logs.s3Prefix, `${w.ws}/jobs/${doc._id}/logs`);
     assert.equal(doc.results.s3Prefix, `${w.ws}/jobs/${doc._id}/results`);
     assert.ok('resumeWorkDir' in doc);
-    for (const k of ['startTime', 'endTime', 'createdAt', 'updatedAt', 'computeCostSpent', 'storageSizeInGb', 'storageMode']) assert.ok(k in doc, k);
+    for (const k of ['startTime', 'endTime', 'createdAt', 'updatedAt', 'computeCostSpent', 'storageSizeInGb', 'storageMode'])
+      assert.ok(k in doc, k);
     assert.equal(doc.computeCostSpent, 0);
   });
 
@@ -51,7 +52,12 @@ describe('job submission (POST /api/v2/jobs)', () => {
     assert.equal(byDefault.jobType, 'nextflowAWS');
     assert.equal(byDefault.nextflowVersion, '24.04.4');
     assert.equal((await revisionOf({ revisionType: 'branch', branch: 'dev', tag: null, commit: null })).revision.commit, w.heads.dev);
-    assert.deepEqual((await revisionOf({ revisionType: 'tag', tag: 'v1.0', branch: null, commit: null })).revision, { revisionType: 'tag', commit: w.heads.main, tag: 'v1.0', branch: null });
+    assert.deepEqual((await revisionOf({ revisionType: 'tag', tag: 'v1.0', branch: null, commit: null })).revision, {
+      revisionType: 'tag',
+      commit: w.heads.main,
+      tag: 'v1.0',
+      branch: null,
+    });
     assert.equal((await revisionOf({ revisionType: 'commit', commit: w.heads.dev })).revision.commit, w.heads.dev);
     // A cloned job's revision names the branch and the commit it resolved to; revisionType decides.
     const cloned = await revisionOf({ revisionType: 'branch', branch: 'dev', commit: w.heads.main, tag: null });
@@ -61,9 +67,16 @@ describe('job submission (POST /api/v2/jobs)', () => {
   it('refuses bad submissions with a 4xx naming the problem, and creates nothing', async () => {
     const before = await jobCount(w);
     const other = await w.s.newTenant('eve');
-    const foreignQueue = (await call(w.s, 'GET', `/api/v1/teams/aws/v2/job-queues?teamId=${other.workspaceId}`, undefined, other.apikey)).json()[0].id;
+    const foreignQueue = (
+      await call(w.s, 'GET', `/api/v1/teams/aws/v2/job-queues?teamId=${other.workspaceId}`, undefined, other.apikey)
+    ).json()[0].id;
     const cases: [unknown, number, string, RegExp][] = [
-      [nextflowBody(w, { revision: { commit: w.heads.main, branch: 'main' } }), 400, 'VALIDATION_FAILED', /only one of commit, tag and branch/],
+      [
+        nextflowBody(w, { revision: { commit: w.heads.main, branch: 'main' } }),
+        400,
+        'VALIDATION_FAILED',
+        /only one of commit, tag and branch/,
+      ],
       [nextflowBody(w, { revision: { revisionType: 'sideways', branch: 'main' } }), 400, 'VALIDATION_FAILED', /revisionType/],
       [nextflowBody(w, { revision: { branch: 'nope' } }), 400, 'VALIDATION_FAILED', /Branch "nope"/],
       [nextflowBody(w, { revision: { tag: 'v9' } }), 400, 'VALIDATION_FAILED', /Tag "v9"/],

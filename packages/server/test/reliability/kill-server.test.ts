@@ -46,11 +46,17 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
     const ws = (await server.waitFor(/Workspace id: +([0-9a-f]{24})/))[1];
     const base = `http://127.0.0.1:${port}`;
     const api = async (method: string, url: string, body?: unknown) => {
-      const r = await fetch(`${base}${url}`, { method, headers: { apikey: key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const r = await fetch(`${base}${url}`, {
+        method,
+        headers: { apikey: key, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: r.status, json: (await r.json()) as any };
     };
     const project = (await api('POST', `/api/v1/projects?teamId=${ws}`, { name: 't1' })).json._id;
-    const workflow = (await api('POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'sh', containerName: 'library/ubuntu' })).json._id;
+    const workflow = (
+      await api('POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'sh', containerName: 'library/ubuntu' })
+    ).json._id;
     // Each run appends its job id: the marker counts how many times a job's command ran.
     const command = `sleep 0.3; echo "$RUNYARD_JOB_ID" >> '${marker}'`;
 
@@ -81,7 +87,9 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
     const deadline = Date.now() + 60_000;
     let statuses: string[] = [];
     while (Date.now() < deadline) {
-      statuses = await Promise.all(acknowledged.map(async (id) => (await api('GET', `/api/v1/jobs/${id}?teamId=${ws}`)).json.status ?? 'missing'));
+      statuses = await Promise.all(
+        acknowledged.map(async (id) => (await api('GET', `/api/v1/jobs/${id}?teamId=${ws}`)).json.status ?? 'missing'),
+      );
       if (statuses.every((s) => s === 'completed')) break;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -91,7 +99,8 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
       'every acknowledged job exists and completed after the restarts',
     );
     const runs = existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
-    for (const id of acknowledged) assert.equal(runs.filter((r) => r === id).length, 1, `job ${id} ran ${runs.filter((r) => r === id).length} times`);
+    for (const id of acknowledged)
+      assert.equal(runs.filter((r) => r === id).length, 1, `job ${id} ran ${runs.filter((r) => r === id).length} times`);
     assert.equal(new Set(runs).size, runs.length, 'no job ran twice, acknowledged or not');
     server.child.kill('SIGTERM');
     await server.exited;

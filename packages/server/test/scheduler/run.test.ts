@@ -49,11 +49,16 @@ describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () =>
     const marker = path.join(env.scratch, 'input-gone');
     const wf = await insertWorkflow(env, { default_command: `touch ${marker}` });
     const id = await insertJob(env, wf, {
-      parameters_json: JSON.stringify([{ prefix: '--', name: 'reads', parameterKind: 'dataItem', dataItem: { kind: 'File', item: '0123456789abcdef01234567' } }]),
+      parameters_json: JSON.stringify([
+        { prefix: '--', name: 'reads', parameterKind: 'dataItem', dataItem: { kind: 'File', item: '0123456789abcdef01234567' } },
+      ]),
     });
     const job = await waitForStatus(env, id, ['completed', 'failed']);
     assert.equal(job.status, 'failed');
-    assert.equal(job.status_message, 'The input "reads" could not be staged: file 0123456789abcdef01234567 is no longer in this workspace.');
+    assert.equal(
+      job.status_message,
+      'The input "reads" could not be staged: file 0123456789abcdef01234567 is no longer in this workspace.',
+    );
     assert.equal(existsSync(marker), false);
     await assertLegalHistory(env, id);
   });
