@@ -55,3 +55,15 @@ export async function startS3Server(): Promise<S3TestServer> {
     stop: child.stop,
   };
 }
+
+/** The server settings that put its storage on this emulator. */
+export function s3BackendEnv(s3: S3TestServer): Record<string, string> {
+  return {
+    RUNYARD_STORAGE_BACKEND: 's3',
+    RUNYARD_S3_ENDPOINT: s3.endpoint,
+    RUNYARD_S3_REGION: s3.region,
+    RUNYARD_S3_ACCESS_KEY_ID: s3.accessKeyId,
+    RUNYARD_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    RUNYARD_S3_FORCE_PATH_STYLE: 'true',
+  };
+}

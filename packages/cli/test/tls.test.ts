@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../../../test/support/server.js';
 import { connectionArgs } from './support/connection-args.js';
 import { runCli } from './support/run-cli.js';
-import { selfSignedCertificate } from './support/self-signed.js';
+import { selfSignedCertificate } from '../../../test/support/tls.js';
 
 describe('TLS: --disable-ssl-verification and --ssl-cert against an HTTPS server', () => {
   let s: TestServer;

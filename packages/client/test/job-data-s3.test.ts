@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { RunyardClient } from '@runyard/client';
 import { startRunningServer, type RunningServer } from '../../../test/support/running-server.js';
-import { startS3Server, type S3TestServer } from '../../../test/support/s3-server.js';
+import { s3BackendEnv, startS3Server, type S3TestServer } from '../../../test/support/s3-server.js';
 
 const CLI = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
 
@@ -20,12 +20,7 @@ describe('job data on the S3 backend (s3rver): SDK and CLI', () => {
   before(async () => {
     s3 = await startS3Server();
     s = await startRunningServer({
-      RUNYARD_STORAGE_BACKEND: 's3',
-      RUNYARD_S3_ENDPOINT: s3.endpoint,
-      RUNYARD_S3_REGION: s3.region,
-      RUNYARD_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      RUNYARD_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      RUNYARD_S3_FORCE_PATH_STYLE: 'true',
+      ...s3BackendEnv(s3),
     });
     client = new RunyardClient({ platformUrl: s.url, apikey: s.admin.apikey });
     ws = s.admin.workspaceId;

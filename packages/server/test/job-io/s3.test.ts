@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startS3Server, type S3TestServer } from '../../../../test/support/s3-server.js';
+import { s3BackendEnv, startS3Server, type S3TestServer } from '../../../../test/support/s3-server.js';
 import { gone, inputScenarios, s3Listing } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
 
@@ -12,12 +12,7 @@ describe('job inputs and outputs on S3 (s3rver)', { timeout: 240_000 }, () => {
   before(async () => {
     s3 = await startS3Server();
     w = await ioWorld({
-      RUNYARD_STORAGE_BACKEND: 's3',
-      RUNYARD_S3_ENDPOINT: s3.endpoint,
-      RUNYARD_S3_REGION: s3.region,
-      RUNYARD_S3_ACCESS_KEY_ID: s3.accessKeyId,
-      RUNYARD_S3_SECRET_ACCESS_KEY: s3.secretAccessKey,
-      RUNYARD_S3_FORCE_PATH_STYLE: 'true',
+      ...s3BackendEnv(s3),
       RUNYARD_LOG_SYNC_MS: '200',
     });
   });
