@@ -241,32 +241,8 @@ interface NewItem {
   managed?: boolean;
 }
 
-function folderValues(ctx: Context, n: NewItem, now = isoNow()) {
-  return {
-    id: newObjectId(),
-    workspace_id: ctx.workspaceId,
-    name: n.name,
-    item_type: n.itemType,
-    parent_kind: n.parentKind,
-    parent_id: n.parentId,
-    bucket: n.bucket ?? null,
-    account: n.account ?? null,
-    storage_key: n.key ?? null,
-    size_bytes: n.size ?? 0,
-    is_managed: n.managed ? 1 : 0,
-    user_id: ctx.user.id,
-    status: 'ready',
-    job_id: null,
-    job_role: null,
-    status_message: null,
-    deleted_by: null,
-    deletion_date: null,
-    created_at: now,
-    updated_at: now,
-  };
-}
-
-function fileValues(ctx: Context, n: NewItem, id = newObjectId(), now = isoNow()) {
+/** The columns folders and files share (DataItemColumns), for a new item. */
+function itemValues(ctx: Context, n: NewItem, id: string, now: string) {
   return {
     id,
     workspace_id: ctx.workspaceId,
@@ -284,6 +260,21 @@ function fileValues(ctx: Context, n: NewItem, id = newObjectId(), now = isoNow()
     created_at: now,
     updated_at: now,
   };
+}
+
+function folderValues(ctx: Context, n: NewItem, now = isoNow()) {
+  return {
+    ...itemValues(ctx, n, newObjectId(), now),
+    job_id: null,
+    job_role: null,
+    status_message: null,
+    deleted_by: null,
+    deletion_date: null,
+  };
+}
+
+function fileValues(ctx: Context, n: NewItem, id = newObjectId(), now = isoNow()) {
+  return itemValues(ctx, n, id, now);
 }
 
 async function insertFolder(db: Kysely<Database>, ctx: Context, n: NewItem) {
