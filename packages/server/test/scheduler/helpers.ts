@@ -13,6 +13,7 @@ import { canTransition } from '../../src/scheduler/job-state.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
+import { workflowRow } from '../engines/rows.js';
 
 /** test/fixtures/bin: the fixture nextflow. */
 export const FIXTURE_BIN = path.resolve(import.meta.dirname, '../../../../test/fixtures/bin');
@@ -155,37 +156,10 @@ export async function insertQueue(store: Store, workspaceId: string, id: string,
 export async function insertWorkflow(env: Env, values: Partial<Insertable<WorkflowTable>> = {}): Promise<string> {
   const id = newObjectId();
   const now = isoNow();
+  const row = workflowRow({ id, workspace_id: env.workspaceId, user_id: env.userId, name: `wf-${id}`, created_at: now, updated_at: now });
   await env.store.db
     .insertInto('workflows')
-    .values({
-      id,
-      workspace_id: env.workspaceId,
-      user_id: env.userId,
-      name: `wf-${id}`,
-      description: '',
-      workflow_type: 'docker',
-      group_name: 'user',
-      main_file: null,
-      imports_file: null,
-      platform: null,
-      repository_url: null,
-      repository_name: null,
-      repository_owner: null,
-      repository_id: null,
-      repository_owner_id: null,
-      default_branch: null,
-      is_private: 0,
-      container_name: 'library/ubuntu',
-      default_command: null,
-      docs_link: '',
-      is_public: 0,
-      cost_limit_usd: 30,
-      archived: 0,
-      archived_at: null,
-      created_at: now,
-      updated_at: now,
-      ...values,
-    })
+    .values({ ...row, ...values })
     .execute();
   return id;
 }
