@@ -30,7 +30,8 @@ export function startMain(env: Record<string, string>): ServerProcess {
       resolve(code);
     }),
   );
-  const waitFor = (pattern: RegExp, ms = 20_000) =>
+  // Long enough for a start (node, migrations) on a loaded machine; a process that exits fails at once.
+  const waitFor = (pattern: RegExp, ms = 60_000) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const timer = setTimeout(() => {
         clearInterval(poll);

@@ -34,7 +34,7 @@ describe('SDK: jobs that run to completion', () => {
   const completed = async (jobId: string) => {
     const done = await client.waitJobCompletion(jobId, ws, { waitTime: 30, requestInterval: 0.1 });
     if (done.status !== 'completed') {
-      const doc = (await client.getJobStatus(jobId, ws)) as { statusMessage: string };
+      const doc = await client.getJobStatus(jobId, ws);
       const log = existsSync(path.join(logsOf(jobId), 'stdout.txt')) ? readFileSync(path.join(logsOf(jobId), 'stdout.txt'), 'utf8') : '';
       assert.fail(`job ${jobId} is ${done.status}: ${doc.statusMessage}\n${log}`);
     }
@@ -66,7 +66,7 @@ describe('SDK: jobs that run to completion', () => {
       jobName: 'fails',
     });
     assert.equal((await client.waitJobCompletion(id, ws, { waitTime: 30, requestInterval: 0.1 })).status, 'failed');
-    const doc = (await client.getJobStatus(id, ws)) as { exitCode: number };
+    const doc = await client.getJobStatus(id, ws);
     assert.equal(doc.exitCode, 3);
   });
 

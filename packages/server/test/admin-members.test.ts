@@ -28,7 +28,7 @@ describe('admin routes: members and API keys', () => {
     const r = await admin('POST', 'members', { workspaceId: owner.workspaceId, userId: guest.userId });
     assert.equal(r.statusCode, 201);
     assert.deepEqual(
-      { ...r.json(), createdAt: 0 },
+      { ...r.json<object>(), createdAt: 0 },
       { workspaceId: owner.workspaceId, userId: guest.userId, username: 'gus', role: 'member', createdAt: 0 },
     );
     assert.deepEqual(await members(), ['gus:member', 'olive:owner']);

@@ -58,8 +58,6 @@ export interface JobInputs {
   notes: string[];
 }
 
-export const NO_INPUTS: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
-
 export interface StageDeps {
   db: Kysely<Database>;
   blobs: BlobStore;

@@ -1,5 +1,4 @@
 import type { JobStatus } from '@runyard/contract';
-import { AppError } from '../errors/app-error.js';
 
 /**
  * Every legal job status transition, in one place. Anything else is a bug or a race lost, and
@@ -33,8 +32,4 @@ export function canTransition(from: JobStatus, to: JobStatus): boolean {
 /** The statuses a job may be in when it moves to `to` (for conditional UPDATE ... WHERE status IN). */
 export function sourcesOf(to: JobStatus): JobStatus[] {
   return (Object.keys(TRANSITIONS) as JobStatus[]).filter((from) => TRANSITIONS[from].includes(to));
-}
-
-export function assertTransition(jobId: string, from: JobStatus, to: JobStatus): void {
-  if (!canTransition(from, to)) throw new AppError('JOB_STATE_CONFLICT', `Job ${jobId} is ${from} and cannot become ${to}.`);
 }

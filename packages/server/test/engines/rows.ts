@@ -48,6 +48,11 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     updated_at: '2024-01-01T00:00:00.000Z',
     start_time: null,
     end_time: null,
+    // Columns of a later migration: null in every row read from the database.
+    results_folder_id: null,
+    work_folder_id: null,
+    work_bucket: null,
+    work_prefix: null,
     ...rest,
   };
 }

@@ -3,7 +3,7 @@ import { startAzurite, type AzuriteServer } from '../../../../test/support/azuri
 import { azureListing, inputScenarios } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
 
-describe('job inputs and outputs on Azure Blob Storage (Azurite)', { timeout: 240_000 }, () => {
+describe('job inputs and outputs on Azure Blob Storage (Azurite)', { timeout: 300_000 }, () => {
   let azurite: AzuriteServer;
   let w: IoWorld;
   before(async () => {

@@ -2,7 +2,7 @@ import { after, before, describe } from 'node:test';
 import { inputScenarios, s3Listing } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
 
-describe('job inputs and outputs on the local store', { timeout: 240_000 }, () => {
+describe('job inputs and outputs on the local store', { timeout: 300_000 }, () => {
   let w: IoWorld;
   before(async () => {
     w = await ioWorld();

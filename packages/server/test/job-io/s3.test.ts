@@ -6,7 +6,7 @@ import { s3BackendEnv, startS3Server, type S3TestServer } from '../../../../test
 import { gone, inputScenarios, s3Listing } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
 
-describe('job inputs and outputs on S3 (s3rver)', { timeout: 240_000 }, () => {
+describe('job inputs and outputs on S3 (s3rver)', { timeout: 300_000 }, () => {
   let s3: S3TestServer;
   let w: IoWorld;
   before(async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { newObjectId } from '@runyard/contract';
@@ -21,23 +21,49 @@ function maxOverlap(intervals: [number, number][]): number {
   return max;
 }
 
-describe('scheduler: queue concurrency', { timeout: 60_000 }, () => {
+// Generous bounds: T2 alone takes tens of seconds on a loaded machine.
+describe('scheduler: queue concurrency', { timeout: 300_000 }, () => {
   let env: Env;
   before(async () => {
-    env = await setup();
+    // No scheduler here dies: a lease longer than the tests keeps a slow heartbeat on a loaded
+    // machine from handing a live job to the other scheduler, so "claimed once" is all they measure.
+    env = await setup({ env: { RUNYARD_SCHEDULER_LEASE_MS: '120000' } });
   });
   after(() => env.close());
   afterEach(() => env.stopSchedulers());
 
-  /** Jobs that record when they start and end (ns clock) in a log of their own. */
-  async function timedJobs(queueId: string, count: number, seconds: number): Promise<{ ids: string[]; log: string }> {
+  /**
+   * Jobs that record when they start and end (ns clock) in a log of their own. Each waits (up to
+   * 20 s) in a rendezvous directory until another job that shares it is running too, then runs for
+   * `seconds`: that jobs which may overlap do overlap is then not a matter of how fast a loaded
+   * machine launches them, while a scheduler that broke the limit would still show more overlap.
+   */
+  async function timedJobs(
+    queueId: string,
+    count: number,
+    seconds: number,
+    rendezvous = `meet-${queueId}`,
+  ): Promise<{ ids: string[]; log: string }> {
     const log = path.join(env.scratch, `times-${queueId}`);
+    const meet = path.join(env.scratch, rendezvous);
+    mkdirSync(meet, { recursive: true });
     const wf = await insertWorkflow(env, {
-      default_command: `echo "$RUNYARD_JOB_ID start $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; sleep ${seconds}; echo "$RUNYARD_JOB_ID end $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; true`,
+      default_command:
+        `echo "$RUNYARD_JOB_ID start $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; touch "$RUNYARD_PARAM_MEET/$RUNYARD_JOB_ID"; ` +
+        `i=0; while [ "$(ls "$RUNYARD_PARAM_MEET" | wc -l)" -lt 2 ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done; ` +
+        `sleep ${seconds}; rm "$RUNYARD_PARAM_MEET/$RUNYARD_JOB_ID"; echo "$RUNYARD_JOB_ID end $(date +%s%N)" >> "$RUNYARD_PARAM_LOG"; true`,
     });
     const ids: string[] = [];
     for (let i = 0; i < count; i++)
-      ids.push(await insertJob(env, wf, { queue_id: queueId, parameters: [{ name: 'log', textValue: log }] }));
+      ids.push(
+        await insertJob(env, wf, {
+          queue_id: queueId,
+          parameters: [
+            { name: 'log', textValue: log },
+            { name: 'meet', textValue: meet },
+          ],
+        }),
+      );
     return { ids, log };
   }
 
@@ -66,7 +92,7 @@ describe('scheduler: queue concurrency', { timeout: 60_000 }, () => {
         const statuses = await Promise.all(ids.map(async (id) => (await getJob(env, id)).status));
         return statuses.every((s) => s === 'completed');
       },
-      30_000,
+      120_000,
     );
   }
 
@@ -105,8 +131,9 @@ describe('scheduler: queue concurrency', { timeout: 60_000 }, () => {
     const b = newObjectId();
     await insertQueue(env.store, env.workspaceId, a, 1);
     await insertQueue(env.store, env.workspaceId, b, 1);
-    const ja = await timedJobs(a, 2, 0.4);
-    const jb = await timedJobs(b, 2, 0.4);
+    // One rendezvous for both queues: a job of each runs at once.
+    const ja = await timedJobs(a, 2, 0.4, 'meet-ab');
+    const jb = await timedJobs(b, 2, 0.4, 'meet-ab');
     env.scheduler().start();
     const seen: number[] = [];
     await allCompleted([...ja.ids, ...jb.ids], seen, a);
@@ -151,7 +178,7 @@ describe('scheduler: queue concurrency', { timeout: 60_000 }, () => {
           .executeTakeFirstOrThrow();
         return Number(n) === T2_JOBS;
       },
-      60_000,
+      240_000,
     );
     assert.equal(launches, T2_JOBS);
     for (const id of ids) {

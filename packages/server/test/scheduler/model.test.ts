@@ -27,7 +27,7 @@ const seeds = process.env.RUNYARD_TEST_SEED ? [Number(process.env.RUNYARD_TEST_S
  * scheduler crashes and restarts and killed tasks, in a random order. Whatever happens, every
  * status change is one job-state.ts allows, and every job ends with exactly one recorded outcome.
  */
-describe('scheduler: random submit, abort, finish, fail, restart (T3)', { timeout: 120_000 }, () => {
+describe('scheduler: random submit, abort, finish, fail, restart (T3)', { timeout: 300_000 }, () => {
   let env: Env;
   let workflowId: string;
   before(async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
 
-describe('scheduler: jobs run to their final status', { timeout: 60_000 }, () => {
+describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () => {
   let env: Env;
   let mirror: GitMirror;
   let commit: string;

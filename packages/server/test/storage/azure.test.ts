@@ -16,7 +16,7 @@ blobStoreConformance('azure', async () => {
   };
 });
 
-describe('azure blob store: connection string, container names, credentials', { timeout: 120_000 }, () => {
+describe('azure blob store: connection string, container names, credentials', { timeout: 300_000 }, () => {
   let server: AzuriteServer;
   before(async () => {
     server = await startAzurite();

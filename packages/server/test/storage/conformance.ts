@@ -103,7 +103,7 @@ export const BAD_KEYS = [
 ];
 
 export function blobStoreConformance(name: string, setup: () => Promise<ConformanceHarness>): void {
-  describe(`blob store conformance: ${name}`, { timeout: 180_000 }, () => {
+  describe(`blob store conformance: ${name}`, { timeout: 300_000 }, () => {
     let h: ConformanceHarness;
     let store: BlobStore;
     let bucket: string;

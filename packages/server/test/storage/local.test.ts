@@ -29,7 +29,7 @@ function filesUnder(dir: string): string[] {
     .sort();
 }
 
-describe('local blob store: T9 path traversal', { timeout: 60_000 }, () => {
+describe('local blob store: T9 path traversal', { timeout: 300_000 }, () => {
   let dir: string;
   let root: string;
   let outside: string;
@@ -166,7 +166,7 @@ describe('local blob store: T9 path traversal', { timeout: 60_000 }, () => {
   });
 });
 
-describe('local blob store: layout, atomic writes, local paths', { timeout: 60_000 }, () => {
+describe('local blob store: layout, atomic writes, local paths', { timeout: 300_000 }, () => {
   let dataDir: string;
   let store: LocalBlobStore;
   before(() => {

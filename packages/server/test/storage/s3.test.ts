@@ -41,7 +41,7 @@ blobStoreConformance('s3', async () => {
   };
 });
 
-describe('s3 blob store: paging over more than 1000 keys, credentials', { timeout: 120_000 }, () => {
+describe('s3 blob store: paging over more than 1000 keys, credentials', { timeout: 300_000 }, () => {
   let server: S3TestServer;
   before(async () => {
     server = await startS3Server();

@@ -1,10 +1,6 @@
 import type { Command } from 'commander';
 import type { CliContext } from '../../context.js';
-import { cloneOrResume, cloneOrResumeCommand, type JobCloneOptions } from './clone-or-resume.js';
-
-export function jobResume(opts: JobCloneOptions, ctx: CliContext): Promise<void> {
-  return cloneOrResume(opts, ctx, 'resume');
-}
+import { cloneOrResumeCommand } from './clone-or-resume.js';
 
 export function jobResumeCommand(ctx: CliContext): Command {
   return cloneOrResumeCommand(ctx, 'resume');
