@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
+import { ARGUMENTS_PROLOGUE, argumentsEnv } from './bash-arguments.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath } from './find-executable.js';
 import type { JobInputs } from './inputs.js';
@@ -14,11 +15,12 @@ const JOB_NAME = 'runyard-job';
 const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
 
 /**
- * Container (bash) jobs: `bash -c '<command> "$@"' runyard-job <args>` in the job's work
- * directory, where args are `<prefix><name>`, `<value>` for each parameter. The command text is
- * the user's own; parameter values reach it only as "$@" and as RUNYARD_PARAM_<NAME> variables,
- * never spliced into shell text. With a container runtime configured and found, the same runs
- * in the workflow's image; otherwise on the host, and the log's first line says so.
+ * Container (bash) jobs: `bash -c '<prologue> <command> "$@"' runyard-job` in the job's work
+ * directory, where "$@" is `<prefix><name>`, `<value>` for each parameter. The command text is
+ * the user's own; parameter values reach it only as "$@" (through the environment and a constant
+ * prologue, see bash-arguments.ts, so that no command line shows them) and as RUNYARD_PARAM_<NAME>
+ * variables, never spliced into shell text. With a container runtime configured and found, the
+ * same runs in the workflow's image; otherwise on the host, and the log's first line says so.
  */
 export const containerEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
@@ -34,7 +36,8 @@ export const containerEngine: Engine = {
       env[parameterEnvName(p.name)] = p.text;
       if (p.files) env[parameterFilesEnvName(p.name)] = p.files.join('\n');
     }
-    const bash = ['bash', '-c', `${command} "$@"`, JOB_NAME, ...parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])];
+    Object.assign(env, argumentsEnv(parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])));
+    const bash = ['bash', '-c', `${ARGUMENTS_PROLOGUE} ${command} "$@"`, JOB_NAME];
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
     preamble.push(...(inputs?.notes ?? []));
     if (inputs?.paramsFile) preamble.push('Runyard: the parametersFile is not used by bash jobs; pass its values as parameters.');

@@ -1,6 +1,9 @@
 /** What an engine asks an executor to run: a process, never a shell string built from parameters. */
 export interface TaskSpec {
-  /** argv[0] is the program; parameters are separate entries, never spliced into shell text. */
+  /**
+   * argv[0] is the program. Any local user can read a process's argv (/proc/<pid>/cmdline), so
+   * parameter values go in env (readable by the task's user only), never here nor into shell text.
+   */
   argv: string[];
   /** The whole environment of the task (nothing is inherited implicitly). */
   env: Record<string, string>;

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
+import { ARGUMENTS_PROLOGUE } from '../../src/engines/bash-arguments.js';
 import { containerEngine } from '../../src/engines/container.js';
 import { EngineError } from '../../src/engines/engine.js';
 import { parameterEnvName } from '../../src/engines/parameters.js';
@@ -22,7 +23,7 @@ function fakeRuntime(name: string): string {
 }
 
 describe('container engine', () => {
-  it('runs bash -c "<command> \\"$@\\"" with <prefix><name>, <value> argv entries and RUNYARD_PARAM_* variables, on the host by default', async () => {
+  it('runs bash -c "<prologue> <command> \\"$@\\"" with <prefix><name>, <value> as RUNYARD_ARG_* and RUNYARD_PARAM_* variables, on the host by default', async () => {
     const paths = pathsFor();
     const job = jobRow({
       command: 'echo hi',
@@ -33,7 +34,7 @@ describe('container engine', () => {
       ],
     });
     const task = await containerEngine.prepare(job, workflowRow(), paths, config);
-    assert.deepEqual(task.argv, ['bash', '-c', 'echo hi "$@"', 'runyard-job', '--a', '1', '-b', 'x y', 'c-d', 'true']);
+    assert.deepEqual(task.argv, ['bash', '-c', `${ARGUMENTS_PROLOGUE} echo hi "$@"`, 'runyard-job']);
     assert.deepEqual(task.env, {
       PATH: process.env.PATH,
       HOME: paths.work,
@@ -42,6 +43,13 @@ describe('container engine', () => {
       RUNYARD_PARAM_A: '1',
       RUNYARD_PARAM_B: 'x y',
       RUNYARD_PARAM_C_D: 'true',
+      RUNYARD_ARG_COUNT: '6',
+      RUNYARD_ARG_1: '--a',
+      RUNYARD_ARG_2: '1',
+      RUNYARD_ARG_3: '-b',
+      RUNYARD_ARG_4: 'x y',
+      RUNYARD_ARG_5: 'c-d',
+      RUNYARD_ARG_6: 'true',
     });
     assert.equal(task.cwd, paths.work);
     assert.equal(task.logFile, path.join(paths.logs, 'stdout.txt'));
@@ -71,7 +79,11 @@ describe('container engine', () => {
       notes: [],
     };
     const host = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
-    assert.deepEqual(host.argv.slice(3), ['runyard-job', '--in', '/store/a.txt', '--reads', '/in/reads/*.fq']);
+    assert.deepEqual(
+      [1, 2, 3, 4].map((i) => host.env[`RUNYARD_ARG_${i}`]),
+      ['--in', '/store/a.txt', '--reads', '/in/reads/*.fq'],
+    );
+    assert.equal(host.env.RUNYARD_ARG_COUNT, '4');
     assert.equal(host.env.RUNYARD_FILES_IN, '/store/a.txt');
     assert.equal(host.env.RUNYARD_FILES_READS, '/in/reads/x.fq\n/in/reads/y.fq');
     assert.equal(host.env.RUNYARD_PARAM_READS, '/in/reads/*.fq');
@@ -101,14 +113,14 @@ describe('container engine', () => {
 
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {
     const task = await containerEngine.prepare(jobRow(), workflowRow({ default_command: 'ls' }), pathsFor(), config);
-    assert.equal(task.argv[2], 'ls "$@"');
+    assert.equal(task.argv[2], `${ARGUMENTS_PROLOGUE} ls "$@"`);
     await assert.rejects(
       containerEngine.prepare(jobRow(), workflowRow(), pathsFor(), config),
       new EngineError('The job has no command to run.'),
     );
   });
 
-  it('runs in the image with the configured runtime when it is on the task PATH; values stay out of the runtime options', async () => {
+  it('runs in the image with the configured runtime when it is on the task PATH; values are named, never on its command line', async () => {
     const dir = fakeRuntime('docker');
     const paths = pathsFor();
     const task = await containerEngine.prepare(
@@ -123,9 +135,11 @@ describe('container engine', () => {
     const options = task.argv.slice(0, image);
     assert.ok(options.join(' ').includes(`-v ${paths.work}:${paths.work} -v ${paths.results}:${paths.results} -w ${paths.work}`));
     assert.ok(options.join(' ').includes('-e RUNYARD_PARAM_SECRET'));
-    assert.ok(!options.some((o) => o.includes('s3cr3t')));
-    assert.deepEqual(task.argv.slice(image + 1), ['bash', '-c', 'run.sh "$@"', 'runyard-job', '--secret', 's3cr3t']);
+    assert.ok(options.join(' ').includes('-e RUNYARD_ARG_COUNT -e RUNYARD_ARG_1 -e RUNYARD_ARG_2'));
+    assert.ok(!task.argv.some((o) => o.includes('s3cr3t')));
+    assert.deepEqual(task.argv.slice(image + 1), ['bash', '-c', `${ARGUMENTS_PROLOGUE} run.sh "$@"`, 'runyard-job']);
     assert.equal(task.env.RUNYARD_PARAM_SECRET, 's3cr3t');
+    assert.equal(task.env.RUNYARD_ARG_2, 's3cr3t');
     assert.deepEqual(task.preamble, []);
   });
 
@@ -187,6 +201,8 @@ describe('container engine', () => {
       paths,
       config,
     );
+    // Values (each holds the marker's path) are on no command line, the wrapper's included.
+    assert.ok(!task.argv.some((a) => a.includes(marker)), task.argv.join(' '));
     const control = { dir: paths.control, attempt: 1 };
     const executor = new LocalExecutor();
     const end = await executor.wait(control, await executor.launch(task, control));
@@ -203,6 +219,7 @@ describe('container engine', () => {
     assert.equal(env[parameterEnvName(`q;touch ${marker}`)], 'name');
     assert.ok(!existsSync(marker), 'a marker file appeared');
     assert.deepEqual(readdirSync(paths.work).sort(), ['args.bin', 'env.bin']);
+    assert.ok(!Object.keys(env).some((k) => k.startsWith('RUNYARD_ARG')), 'the carriers of "$@" are left in the environment');
     // T11: nothing of the server's environment reaches the task.
     assert.equal(env.RUNYARD_TEST_CANARY, undefined);
     assert.ok(!Object.values(env).includes('canary-secret-value'));

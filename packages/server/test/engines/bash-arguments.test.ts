@@ -1,0 +1,155 @@
+// How a bash job's parameters reach "$@": exactly, as data, and on no process's command line (T10, T11).
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { loadConfig, type Config } from '../../src/config.js';
+import { containerEngine } from '../../src/engines/container.js';
+import type { TaskSpec } from '../../src/executors/executor.js';
+import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
+import { groupMembers } from '../../src/executors/proc.js';
+import { allCmdlines, cmdlinesHolding } from './cmdlines.js';
+import { jobRow, pathsFor, workflowRow } from './rows.js';
+
+const IMAGE = 'quay.io/org/tool:1.0';
+
+/**
+ * A directory with a `docker` that runs `docker run` as the real one would, without a daemon: it
+ * keeps only the variables named by `-e NAME` (docker takes their values from its own environment),
+ * skips the other options up to the image, and runs the rest as its child, staying alive meanwhile.
+ */
+function runnableDocker(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-rt-'));
+  const script = [
+    '#!/bin/bash',
+    'keep=" PATH "',
+    `while [ "$1" != '${IMAGE}' ]; do`,
+    '  if [ "$1" = -e ]; then keep+="$2 "; shift; fi',
+    '  shift',
+    'done',
+    'shift',
+    'for v in $(compgen -e); do [[ $keep == *" $v "* ]] || unset "$v"; done',
+    '"$@"',
+  ].join('\n');
+  writeFileSync(path.join(dir, 'docker'), `${script}\n`);
+  chmodSync(path.join(dir, 'docker'), 0o755);
+  return dir;
+}
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-args-'));
+const onHost = loadConfig({ RUNYARD_DATA_DIR: dataDir, PATH: process.env.PATH });
+const inDocker: Config = { ...onHost, containerRuntime: 'docker', taskPath: `${runnableDocker()}:${process.env.PATH}` };
+const where = [
+  { name: 'on the host', config: onHost },
+  { name: 'through a container runtime', config: inDocker },
+];
+
+async function prepare(config: Config, command: string, params: { name: string; textValue: string }[]) {
+  const paths = pathsFor();
+  for (const dir of [paths.work, paths.logs, paths.results]) mkdirSync(dir, { recursive: true });
+  const task = await containerEngine.prepare(jobRow({ command, params }), workflowRow({ container_name: IMAGE }), paths, config);
+  return { paths, task };
+}
+
+async function run(task: TaskSpec, control: { dir: string; attempt: number }) {
+  const executor = new LocalExecutor();
+  const end = await executor.wait(control, await executor.launch(task, control));
+  assert.deepEqual(end, { state: 'exited', exitCode: 0 }, readFileSync(task.logFile, 'utf8'));
+}
+
+describe('bash job arguments', { timeout: 300_000 }, () => {
+  for (const { name, config } of where) {
+    it(`T11 ${name}: a secret parameter is on no command line of the machine while the job runs; the job gets it as "$@" and RUNYARD_PARAM_*`, async () => {
+      const secret = `canary-${randomUUID()}`;
+      const { paths, task } = await prepare(
+        config,
+        'printf "arg=<%s>\\n" "$@"; echo "env=<$RUNYARD_PARAM_TOKEN>"; touch ready; while [ ! -e done ]; do sleep 0.05; done; true',
+        [{ name: 'token', textValue: secret }],
+      );
+      assert.equal(config === inDocker, task.argv[0].endsWith('/docker'));
+      const control = { dir: paths.control, attempt: 1 };
+      const executor = new LocalExecutor();
+      const id = (await executor.launch(task, control)) as LocalId;
+      try {
+        const deadline = Date.now() + 30_000;
+        while (!existsSync(path.join(paths.work, 'ready'))) {
+          assert.ok(Date.now() < deadline, readFileSync(task.logFile, 'utf8'));
+          await sleep(20);
+        }
+        // The scan sees the job's own processes (wrapper, runtime, shell), so its silence means something.
+        const all = allCmdlines();
+        const job = groupMembers(id.pid).map((pid) => all.get(pid) ?? '');
+        assert.ok(job.some((c) => c.includes('runyard-task')) && job.some((c) => c.includes('runyard-job')), job.join('\n'));
+        assert.equal(
+          job.some((c) => c.includes('/docker\0run\0')),
+          config === inDocker,
+        );
+        assert.deepEqual(cmdlinesHolding(secret), []);
+      } finally {
+        writeFileSync(path.join(paths.work, 'done'), '');
+      }
+      assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+      const log = readFileSync(task.logFile, 'utf8');
+      assert.ok(log.includes(`arg=<--token>\narg=<${secret}>\nenv=<${secret}>\n`), log);
+    });
+
+    it(`${name}: values round-trip exactly through "$@" and RUNYARD_PARAM_*, stay data, and leave no RUNYARD_ARG_* behind`, async () => {
+      const marker = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-mark-')), 'MARK');
+      const values = [
+        'line1\nline2',
+        '\n',
+        'trailing newline\n',
+        `it's "quoted"`,
+        `$(touch ${marker})`,
+        `\`touch ${marker}\``,
+        `; touch ${marker}`,
+        '',
+        ' ',
+        '  two  spaces  ',
+        'ünïcødé ✓ 日本語 🧬',
+        'back\\slash\\',
+        'tab\there\r',
+        '-n',
+        '--',
+        '*',
+        '$HOME ${!x} $1',
+        '%s%d',
+        'a=b',
+      ];
+      const params = values.map((v, i) => ({ name: `p${i}`, textValue: v }));
+      const { paths, task } = await prepare(config, 'env -0 > env.bin; printf "%s\\0" > args.bin', params);
+      assert.ok(!task.argv.some((a) => values.some((v) => v.length > 3 && a.includes(v))), task.argv.join(' '));
+      await run(task, { dir: paths.control, attempt: 1 });
+      const args = readFileSync(path.join(task.cwd, 'args.bin'), 'utf8').split('\0').slice(0, -1);
+      assert.deepEqual(
+        args,
+        values.flatMap((v, i) => [`--p${i}`, v]),
+      );
+      const env = new Map(
+        readFileSync(path.join(task.cwd, 'env.bin'), 'utf8')
+          .split('\0')
+          .slice(0, -1)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
+      values.forEach((v, i) => assert.equal(env.get(`RUNYARD_PARAM_P${i}`), v));
+      assert.deepEqual(
+        [...env.keys()].filter((k) => k.startsWith('RUNYARD_ARG') || k.startsWith('_runyard')),
+        [],
+      );
+      assert.ok(!existsSync(marker), 'a marker file appeared');
+    });
+  }
+
+  it('the command is still line 1 of its error messages, and a job without parameters gets an empty "$@"', async () => {
+    const { paths, task } = await prepare(onHost, 'echo "n=$#"; no-such-command-x', []);
+    const control = { dir: paths.control, attempt: 1 };
+    const executor = new LocalExecutor();
+    assert.deepEqual(await executor.wait(control, await executor.launch(task, control)), { state: 'exited', exitCode: 127 });
+    const log = readFileSync(task.logFile, 'utf8');
+    assert.ok(log.includes('n=0\n'), log);
+    assert.match(log, /runyard-job: line 1: no-such-command-x: command not found/);
+  });
+});
