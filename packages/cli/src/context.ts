@@ -11,6 +11,8 @@ export interface CliContext {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   /** Hints, progress and errors go here. */
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Set by --no-color (see output/colour.ts). */
+  noColor?: boolean;
 }
 
 export function processContext(): CliContext {

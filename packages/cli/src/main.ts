@@ -7,6 +7,11 @@ import { buildProgram } from './program.js';
 
 /** Parses the command line, runs the command, and turns what it threw into a line and an exit code. */
 async function main(): Promise<void> {
+  // A reader that stops early (`runyard job list | head`) is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw e;
+  });
   const ctx = processContext();
   try {
     await buildProgram(ctx).parseAsync(process.argv);

@@ -9,7 +9,7 @@ import { CLI, cliEnv, runCli, tempDir } from './support/run-cli.js';
 const ID = /^[0-9a-f]{24}$/;
 const FAST = ['--request-interval', '0.1', '--wait-time', '20'];
 
-describe('runyard bash job', { timeout: 90_000 }, () => {
+describe('runyard bash job', { timeout: 300_000 }, () => {
   let w: JobWorld;
   before(async () => {
     w = await jobWorld();

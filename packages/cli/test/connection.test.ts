@@ -48,7 +48,7 @@ describe('connection settings: flag > environment > profile', () => {
 
   it('--profile picks a profile other than the default; an unknown profile is a usage error', async () => {
     const home = tempDir('runyard-home-');
-    await runCli(['configure', '-k', BAD_KEY, '--platform-url', DEAD_URL, '--workspace-id', 'x'], { home });
+    await runCli(['configure', '-k', BAD_KEY, '--platform-url', DEAD_URL, '--workspace-id', other.workspaceId], { home });
     await runCli(['configure', '--profile', 'good', '-k', s.admin.apikey, '--platform-url', s.url, '--workspace-id', s.admin.workspaceId], {
       home,
     });
@@ -82,7 +82,7 @@ describe('connection settings: flag > environment > profile', () => {
   it("another tenant's workspace exits 1 with the server's 404 message", async () => {
     const r = await runCli(['project', 'list', '--workspace-id', other.workspaceId], { env: env() });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`^Error: Workspace ${other.workspaceId} not found.*\\(HTTP 404\\)\\n$`));
+    assert.match(r.stderr, new RegExp(`^Error: Workspace "${other.workspaceId}" not found.*\\(HTTP 404\\)\\n$`));
   });
 
   it('accepts cloudos-cli spellings: --cloudos-url, and a URL with a trailing slash', async () => {
@@ -93,13 +93,13 @@ describe('connection settings: flag > environment > profile', () => {
   it('an unreachable server exits 1 with one line', async () => {
     const r = await runCli(['project', 'list'], { env: { ...env(), RUNYARD_PLATFORM_URL: DEAD_URL } });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^Error: Could not reach http:\/\/127\.0\.0\.1:9/);
+    assert.match(r.stderr, /^Error: Could not reach http:\/\/127\.0\.0\.1:9.* Start one with "runyard server start"/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
   it('a malformed platform URL is a usage error', async () => {
-    const r = await runCli(['project', 'list', '-c', 'not-a-url'], { env: env() });
+    const r = await runCli(['project', 'list', '-c', 'ftp://x'], { env: env() });
     assert.equal(r.code, 2);
-    assert.equal(r.stderr, 'Error: The platform URL "not-a-url" is not a valid URL.\n');
+    assert.equal(r.stderr, 'Error: --platform-url: The platform URL must start with http:// or https:// (not "ftp://x").\n');
   });
 });

@@ -7,7 +7,7 @@ import { connectionArgs } from './support/connection-args.js';
 import { runCli, tempDir } from './support/run-cli.js';
 
 /** `runyard datasets ...` through a recording proxy in front of a real server whose job wrote real results (wire-api §2.6, §6). */
-describe('runyard datasets ls|mkdir|upload|rename|mv|cp|rm', { timeout: 180_000 }, () => {
+describe('runyard datasets ls|mkdir|upload|rename|mv|cp|rm', { timeout: 300_000 }, () => {
   let w: JobDataWorld;
   let ws: string;
   let jobId: string;

@@ -12,7 +12,7 @@ const STATUS5 = 'status=ready&status=deleted&status=deleting&status=scheduledFor
 const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 /** `job logs|results|workdir|related` through a recording proxy in front of a server that runs and deletes for real (wire-api §6). */
-describe('runyard job logs, results, workdir and related', { timeout: 180_000 }, () => {
+describe('runyard job logs, results, workdir and related', { timeout: 300_000 }, () => {
   let w: JobDataWorld;
   let ws: string;
   let id: string;
@@ -41,10 +41,16 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
     const { r, seq } = await wire(['job', 'logs', '--job-id', id]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(seq, [
+      `GET /api/v1/jobs/${id}?teamId=W`, // its type: the label of its standard output
       `GET /api/v1/jobs/${id}?teamId=W`,
       `GET /api/v1/data-access/s3/bucket-contents?bucket=runyard-W&path=W/jobs/${id}/logs&teamId=W`,
     ]);
-    assert.equal(r.stdout, `Nextflow standard output: s3://${w.bucket}/${ws}/jobs/${id}/logs/stdout.txt\n`);
+    // A bash job's standard output is the job's own, not Nextflow's.
+    assert.equal(r.stdout, `Job output (standard output): s3://${w.bucket}/${ws}/jobs/${id}/logs/stdout.txt\n`);
+    const json = await wire(['job', 'logs', '--job-id', id, '--output-format', 'json']);
+    assert.deepEqual(JSON.parse(json.r.stdout), { 'Job output (standard output)': `s3://${w.bucket}/${ws}/jobs/${id}/logs/stdout.txt` });
+    const csv = await wire(['job', 'logs', '--job-id', id, '--output-format', 'csv']);
+    assert.equal(csv.r.stdout, `name,url\nJob output (standard output),s3://${w.bucket}/${ws}/jobs/${id}/logs/stdout.txt\n`);
   });
 
   it('job results: the job twice, the results folder status, the listing; `results: <url>`', async () => {
@@ -57,6 +63,20 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
       `GET /api/v1/data-access/s3/bucket-contents?bucket=runyard-W&path=W/jobs/${id}/results&teamId=W`,
     ]);
     assert.equal(r.stdout, `results: s3://${w.bucket}/${ws}/jobs/${id}/results/results\n`);
+  });
+
+  it('job results and job workdir take --output-format json|csv, for the URL and for --status', async () => {
+    const url = `s3://${w.bucket}/${ws}/jobs/${id}/results/results`;
+    const json = await wire(['job', 'results', '--job-id', id, '--output-format', 'json']);
+    assert.deepEqual(JSON.parse(json.r.stdout), { job_id: id, results: url });
+    const csv = await wire(['job', 'results', '--job-id', id, '--output-format', 'csv']);
+    assert.equal(csv.r.stdout, `job_id,results\n${id},${url}\n`);
+    const workdir = await wire(['job', 'workdir', '--job-id', id, '--output-format', 'json']);
+    assert.deepEqual(Object.keys(JSON.parse(workdir.r.stdout)), ['job_id', 'workdir']);
+    const status = await wire(['job', 'workdir', '--job-id', id, '--status', '--output-format', 'json']);
+    assert.equal(JSON.parse(status.r.stdout).status, 'ready');
+    const statusCsv = await wire(['job', 'results', '--job-id', id, '--status', '--output-format', 'csv']);
+    assert.match(statusCsv.r.stdout, new RegExp(`^job_id,status,updatedAt\n${id},ready,`));
   });
 
   it('job workdir: the job, the folder status, the folder; `Working directory for job J: <url>`', async () => {
@@ -116,7 +136,11 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
       `GET /api/v1/data-access/s3/bucket-contents?bucket=runyard-W&path=W/jobs/${job}/results&teamId=W`,
       `DELETE /api/v1/jobs/${job}/data?properties[]=analysisResults&teamId=W`,
     ]);
-    assert.equal(r.stdout, `results: s3://${w.bucket}/${ws}/jobs/${job}/results/results\nResults directories deleted successfully.\n`);
+    assert.equal(
+      r.stdout,
+      `results: s3://${w.bucket}/${ws}/jobs/${job}/results/results\n` +
+        `The results of job ${job} are being deleted; "runyard job results --job-id ${job} --status" shows when the deletion is done.\n`,
+    );
     await w.waitFolderStatus(folder, 'deleted');
     assert.ok(!existsSync(path.join(w.jobDir(job, 'results'), 'results')), 'the blobs are gone');
     const status = await wire(['job', 'results', '--job-id', job, '--status']);
@@ -143,7 +167,7 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^Warning: No result directories found for this job\n/);
     assert.equal(seq.at(-1), `DELETE /api/v1/jobs/${job}/data?properties[]=analysisResults&teamId=W`);
-    assert.equal(r.stdout, 'Results directories deleted successfully.\n');
+    assert.match(r.stdout, /^The results of job [0-9a-f]{24} are being deleted; /);
     const plain = await wire(['job', 'results', '--job-id', job]);
     assert.equal(plain.r.code, 1);
   });
@@ -160,7 +184,12 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
       `GET /api/v1/folders?id=${folder}&teamId=W`,
       `DELETE /api/v1/jobs/${job}/data?properties[]=workDirectory&teamId=W`,
     ]);
-    assert.match(r.stdout, /Intermediate results directories deleted successfully\.\n$/);
+    // One message, on stdout, that says what happens: the deletion has started.
+    assert.equal(
+      r.stdout.split('\n').slice(1).join('\n'),
+      `The working directory of job ${job} is being deleted; "runyard job workdir --job-id ${job} --status" shows when the deletion is done.\n`,
+    );
+    assert.equal(r.stderr, '');
     await w.waitFolderStatus(folder, 'deleted');
     const status = await wire(['job', 'workdir', '--job-id', job, '--status']);
     assert.match(status.r.stdout, new RegExp(`^The working directory of job ${job} is in status: deleted\n`));
@@ -174,7 +203,7 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
     await w.client.deleteJobResults(deleted, 'workDirectory', ws);
     const twice = await wire(['job', 'workdir', '--job-id', deleted, '--delete', '-y']);
     assert.equal(twice.r.code, 1);
-    assert.match(twice.r.stderr, /Error: Failed to retrieve intermediate results for job|Intermediate job results have been/);
+    assert.match(twice.r.stderr, /Error: Failed to retrieve the working directory for job|Intermediate job results have been/);
     const unknown = '0123456789abcdef01234567';
     const r = await wire(['job', 'logs', '--job-id', unknown]);
     assert.equal(r.r.code, 1);
@@ -272,7 +301,7 @@ describe('runyard job logs, results, workdir and related', { timeout: 180_000 },
       const yes = await onTerminal(['job', 'workdir', '--job-id', job, '--delete'], 'y');
       assert.equal(yes.code, 0, yes.output);
       assert.match(yes.output, /will no longer be resumable/);
-      assert.match(yes.output, /Intermediate results directories deleted successfully\./);
+      assert.match(yes.output, /The working directory of job [0-9a-f]{24} is being deleted;/);
       assert.deepEqual(
         w.since(n).filter((s) => s.startsWith('DELETE')),
         [`DELETE /api/v1/jobs/${job}/data?properties[]=workDirectory&teamId=W`],

@@ -10,7 +10,7 @@ const ID = /^[0-9a-f]{24}$/;
 const WAIT = ['--wait-completion', '--request-interval', '0.1', '--wait-time', '30'];
 
 /** abort, archive, unarchive, clone and resume. */
-describe('runyard job abort|archive|unarchive|clone|resume', { timeout: 90_000 }, () => {
+describe('runyard job abort|archive|unarchive|clone|resume', { timeout: 300_000 }, () => {
   let w: JobWorld;
   let dora: Tenant;
   const done: string[] = [];
@@ -74,7 +74,7 @@ describe('runyard job abort|archive|unarchive|clone|resume', { timeout: 90_000 }
     assert.equal(r.stdout, `${id}\n`);
     assert.equal(r.stderr, `Job '${id}' is being aborted; "runyard job status --job-id ${id}" shows when it is.\n`);
     assert.equal(await statusSoon(id, 'aborted'), 'aborted');
-    assert.ok(Date.now() - started < 10_000);
+    assert.ok(Date.now() - started < 25_000, 'ended before its sleep 30 would have');
     const status = await run(['job', 'status', '--job-id', id]);
     assert.equal(status.stdout, 'aborted\n');
   });
@@ -143,7 +143,7 @@ describe('runyard job abort|archive|unarchive|clone|resume', { timeout: 90_000 }
     const r = await run(['job', 'archive', '--job-ids', `invalid_job,${done[2]}`]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, `${done[2]}\n`);
-    assert.match(r.stderr, /^Warning: Failed to get status for job invalid_job[^\n]*\n/);
+    assert.match(r.stderr, /^Warning: Failed to get status for job invalid_job: A job id is 24 hexadecimal characters[^\n]*\n/);
     assert.match(r.stderr, new RegExp(`\\nJob '${done[2]}' archived successfully\\.\\n$`));
     const other = connectionArgs(w.s.url, dora.apikey, dora.workspaceId);
     const foreign = await runCli(['job', 'unarchive', '--job-ids', done[2], ...other]);

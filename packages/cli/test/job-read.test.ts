@@ -9,7 +9,7 @@ import { jobWorld, type JobWorld } from './support/job-world.js';
 import { runCli, tempDir } from './support/run-cli.js';
 
 /** status, details and list against jobs that really ran. */
-describe('runyard job status|details|list', { timeout: 90_000 }, () => {
+describe('runyard job status|details|list', { timeout: 300_000 }, () => {
   let w: JobWorld;
   let dora: Tenant;
   const ids: Record<string, string> = {};
@@ -52,6 +52,24 @@ describe('runyard job status|details|list', { timeout: 90_000 }, () => {
     assert.equal(r.stderr, `Job "alpha" (${ids.alpha}) is completed: ${w.s.url}/app/advanced-analytics/analyses/${ids.alpha}\n`);
     const failed = await run(['job', 'status', '--job-id', ids.beta]);
     assert.equal(failed.stdout, 'failed\n');
+  });
+
+  it('status --output-format json|csv prints the id, name, status and link on stdout', async () => {
+    const link = `${w.s.url}/app/advanced-analytics/analyses/${ids.alpha}`;
+    const json = await run(['job', 'status', '--job-id', ids.alpha, '--output-format', 'json']);
+    assert.equal(json.code, 0, json.stderr);
+    assert.deepEqual(JSON.parse(json.stdout), { id: ids.alpha, name: 'alpha', status: 'completed', link });
+    const csv = await run(['job', 'status', '--job-id', ids.alpha, '--output-format', 'csv']);
+    assert.equal(csv.stdout, `id,name,status,link\n${ids.alpha},alpha,completed,${link}\n`);
+  });
+
+  it('a malformed job id is a usage error that says what a job id looks like, before any request', async () => {
+    const r = await run(['job', 'status', '--job-id', 'not-an-id']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^Error: option '--job-id <id>' argument 'not-an-id' is invalid\. A job id is 24 hexadecimal characters/);
+    assert.ok(!r.stderr.includes('^[0-9a-f]'), 'not the schema pattern');
+    const upper = await run(['job', 'status', '--job-id', ids.alpha.toUpperCase()]);
+    assert.equal(upper.stdout, 'completed\n', 'any case is taken');
   });
 
   it("another workspace's job, or an unknown id, is exit 1 for status and details", async () => {

@@ -8,7 +8,7 @@ import { runCli, tempDir } from './support/run-cli.js';
 const ID = /^[0-9a-f]{24}$/;
 const WAIT = ['--wait-completion', '--request-interval', '0.1', '--wait-time', '30'];
 
-describe('runyard job run', { timeout: 90_000 }, () => {
+describe('runyard job run', { timeout: 300_000 }, () => {
   let w: JobWorld;
   before(async () => {
     w = await jobWorld();

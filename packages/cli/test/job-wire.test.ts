@@ -7,7 +7,7 @@ import { jobWorld, type JobWorld } from './support/job-world.js';
 import { runCli } from './support/run-cli.js';
 
 /** The request sequences of wire-api §6, through a recording proxy in front of a real server. */
-describe('job commands on the wire (wire-api §6)', { timeout: 60_000 }, () => {
+describe('job commands on the wire (wire-api §6)', { timeout: 300_000 }, () => {
   let w: JobWorld;
   let proxy: RecordingProxy;
   before(async () => {

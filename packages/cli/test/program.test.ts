@@ -30,7 +30,7 @@ describe('runyard (program)', () => {
       version.filter((s) => s.startsWith('@runyard/')),
       [],
     );
-    const list = await importsOf(['project', 'list', '-k', 'k', '-c', 'http://127.0.0.1:9', '--workspace-id', 'w']);
+    const list = await importsOf(['project', 'list', '-k', 'k', '-c', 'http://127.0.0.1:9', '--workspace-id', '6630f0aa11223344556677ff']);
     assert.ok(list.includes('@runyard/client'));
     assert.ok(!list.includes('@runyard/server'));
   });

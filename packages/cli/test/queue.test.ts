@@ -6,7 +6,7 @@ import { connectionArgs } from './support/connection-args.js';
 import { jobWorld, type JobWorld } from './support/job-world.js';
 import { runCli } from './support/run-cli.js';
 
-describe('runyard queue list|create', { timeout: 60_000 }, () => {
+describe('runyard queue list|create', { timeout: 300_000 }, () => {
   let w: JobWorld;
   let dora: Tenant;
   before(async () => {

@@ -5,7 +5,7 @@ import { connectionArgs } from './support/connection-args.js';
 import { runCli } from './support/run-cli.js';
 
 /** The CLI on a server keeping its data in Azure Blob Storage (Azurite): az:// URLs and the Azure routes. */
-describe('runyard storage ls, job logs and datasets ls on Azure Blob Storage', { timeout: 120_000 }, () => {
+describe('runyard storage ls, job logs and datasets ls on Azure Blob Storage', { timeout: 300_000 }, () => {
   let w: AzureWorld;
   let ws: string;
   let id: string;
@@ -44,11 +44,15 @@ describe('runyard storage ls, job logs and datasets ls on Azure Blob Storage', {
   it('job logs, job results and job workdir print az:// URLs', async () => {
     const logs = await wire(['job', 'logs', '--job-id', id]);
     assert.equal(logs.r.code, 0, logs.r.stderr);
-    assert.deepEqual(logs.seq.slice(0, 2), [`GET /api/v1/jobs/${id}?teamId=W`, 'GET /api/v1/cloud/azure?teamId=W']);
+    assert.deepEqual(logs.seq.slice(0, 3), [
+      `GET /api/v1/jobs/${id}?teamId=W`,
+      `GET /api/v1/jobs/${id}?teamId=W`,
+      'GET /api/v1/cloud/azure?teamId=W',
+    ]);
     const prefix = `${w.base}${ws}/jobs/${id}`;
     assert.equal(
       logs.r.stdout,
-      `Nextflow log: ${prefix}/logs/.nextflow.log\nNextflow standard output: ${prefix}/logs/stdout.txt\nTrace file: ${prefix}/logs/trace.txt\n`,
+      `Nextflow log: ${prefix}/logs/.nextflow.log\nJob output (standard output): ${prefix}/logs/stdout.txt\nTrace file: ${prefix}/logs/trace.txt\n`,
     );
     assert.equal((await wire(['job', 'results', '--job-id', id])).r.stdout, `results: ${prefix}/results/results\n`);
     assert.equal((await wire(['job', 'workdir', '--job-id', id])).r.stdout, `Working directory for job ${id}: ${prefix}/work\n`);

@@ -5,7 +5,7 @@ import { connectionArgs } from './support/connection-args.js';
 import { runCli } from './support/run-cli.js';
 
 /** `runyard storage ls` through a recording proxy in front of a real server whose job wrote real data. */
-describe('runyard storage ls', { timeout: 120_000 }, () => {
+describe('runyard storage ls', { timeout: 300_000 }, () => {
   let w: JobDataWorld;
   let ws: string;
   let jobId: string;

@@ -187,7 +187,10 @@ describe('runyard workflow create-docker|archive|unarchive', () => {
     assert.match(both.stderr, /^Error: option '--workflow-name <name>' cannot be used with option '--workflow-id <id>'/);
     const badId = await run(['workflow', 'archive', '--workflow-id', 'picard']);
     assert.equal(badId.code, 2);
-    assert.match(badId.stderr, /^Error: option '--workflow-id <id>' argument 'picard' is invalid\. expected a workflow id/);
+    assert.match(
+      badId.stderr,
+      /^Error: option '--workflow-id <id>' argument 'picard' is invalid\. A workflow id is 24 hexadecimal characters/,
+    );
     const unknown = await run(['workflow', 'archive', '--workflow-name', 'nope']);
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, `Error: No workflow named "nope" in workspace ${s.admin.workspaceId}.\n`);

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { markGlobal } from '../program/global-options.js';
 
 const GROUP = 'Connection options:';
 
@@ -11,9 +12,10 @@ function existingFile(value: string): string {
 
 /**
  * The options every command that talks to the server takes, after the subcommand as in
- * cloudos-cli. Admin commands leave out --workspace-id (they are not workspace routes).
+ * cloudos-cli, or before it (they are global). Admin commands leave out --workspace-id (they are
+ * not workspace routes).
  */
-export function addConnectionOptions(cmd: Command, { workspace }: { workspace: boolean }): Command {
+export function addConnectionOptions(cmd: Command, { workspace, hidden = false }: { workspace: boolean; hidden?: boolean }): Command {
   const options = [
     new Option('-k, --apikey <key>', 'API key (env RUNYARD_APIKEY)'),
     new Option('-c, --platform-url <url>', 'Runyard server URL (env RUNYARD_PLATFORM_URL)'),
@@ -23,6 +25,6 @@ export function addConnectionOptions(cmd: Command, { workspace }: { workspace: b
     new Option('--disable-ssl-verification', 'do not verify the server TLS certificate'),
     new Option('--ssl-cert <file>', 'CA certificate file to verify the server with').argParser(existingFile),
   ];
-  for (const o of options) cmd.addOption(o.helpGroup(GROUP));
+  for (const o of options) cmd.addOption(markGlobal(o.helpGroup(GROUP).hideHelp(hidden || o.hidden)));
   return cmd;
 }

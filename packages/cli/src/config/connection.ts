@@ -1,5 +1,7 @@
 import type { CliContext } from '../context.js';
 import { UsageError } from '../errors/cli-error.js';
+import { asObjectId, objectIdProblem } from '../options/object-id.js';
+import { checkPlatformUrl } from './platform-url.js';
 import { loadProfiles } from './profile-files.js';
 
 /** The connection options as commander parses them (see connection-options.ts). */
@@ -32,6 +34,26 @@ export const ENV = {
 
 const FLAG = { apikey: '--apikey', platformUrl: '--platform-url', workspaceId: '--workspace-id' } as const;
 
+interface Sourced {
+  value: string;
+  from: string;
+}
+
+function checkedUrl(s: Sourced | undefined): string | undefined {
+  if (!s) return undefined;
+  const checked = checkPlatformUrl(s.value);
+  if ('problem' in checked) throw new UsageError(`${s.from}: ${checked.problem}`);
+  return checked.url;
+}
+
+function checkedWorkspace(s: Sourced | undefined): string | undefined {
+  if (!s) return undefined;
+  const id = asObjectId(s.value);
+  if (!id)
+    throw new UsageError(`${s.from}: "${s.value}" is not a workspace id. ${objectIdProblem('workspace', 'the first start of the server')}`);
+  return id;
+}
+
 const given = (v: string | undefined) => (v !== undefined && v.trim() !== '' ? v.trim() : undefined);
 
 /**
@@ -46,10 +68,18 @@ export function resolveConnection(flags: ConnectionFlags, ctx: CliContext, needs
     throw new UsageError(`Profile "${flags.profile}" does not exist. Create it with "runyard configure --profile ${flags.profile}".`);
   }
   const fromFlags = { apikey: flags.apikey, platformUrl: flags.platformUrl ?? flags.cloudosUrl, workspaceId: flags.workspaceId };
-  const pick = (key: keyof typeof ENV) => given(fromFlags[key]) ?? given(ctx.env[ENV[key]]) ?? given(profile?.values[key]);
-  const apikey = pick('apikey');
-  const platformUrl = pick('platformUrl')?.replace(/\/+$/, '');
-  const workspaceId = needs.workspace ? pick('workspaceId') : '';
+  // Where each value came from, so that a bad one can be traced to the flag, variable or profile.
+  const pick = (key: keyof typeof ENV): Sourced | undefined => {
+    const flag = given(fromFlags[key]);
+    if (flag) return { value: flag, from: FLAG[key] };
+    const env = given(ctx.env[ENV[key]]);
+    if (env) return { value: env, from: ENV[key] };
+    const saved = given(profile?.values[key]);
+    return saved ? { value: saved, from: `profile "${profile!.name}"` } : undefined;
+  };
+  const apikey = pick('apikey')?.value;
+  const platformUrl = checkedUrl(pick('platformUrl'));
+  const workspaceId = needs.workspace ? checkedWorkspace(pick('workspaceId')) : '';
   const values = { apikey, platformUrl, workspaceId };
   const missing = (Object.keys(values) as (keyof typeof values)[]).filter((k) => (k !== 'workspaceId' || needs.workspace) && !values[k]);
   if (missing.length) {

@@ -1,4 +1,7 @@
-/** The settings a profile can hold, in the order `runyard configure` asks for them. */
+import { asObjectId, objectIdProblem } from '../options/object-id.js';
+import { checkPlatformUrl, DEFAULT_PLATFORM_URL } from './platform-url.js';
+
+/** The settings a profile can hold (cloudos-cli's order; see FIRST_FIELDS for the order of the questions). */
 export interface ProfileValues {
   apikey?: string;
   platformUrl?: string;
@@ -27,12 +30,22 @@ export interface ProfileField {
   secret?: boolean;
 }
 
+/** What every command needs, asked first and always; the rest is asked with `configure --advanced`. */
+export const FIRST_FIELDS: readonly ProfileKey[] = ['platformUrl', 'workspaceId', 'apikey'];
+
 export const EXECUTION_PLATFORMS = ['aws', 'azure', 'hpc'] as const;
 export const REPOSITORY_PLATFORMS = ['github', 'gitlab', 'bitbucketServer'] as const;
 
 export const PROFILE_FIELDS: readonly ProfileField[] = [
   { key: 'apikey', ini: 'apikey', file: 'credentials', prompt: 'API key', secret: true },
-  { key: 'platformUrl', ini: 'platform_url', iniAliases: ['cloudos_url'], file: 'config', prompt: 'Platform URL' },
+  {
+    key: 'platformUrl',
+    ini: 'platform_url',
+    iniAliases: ['cloudos_url'],
+    file: 'config',
+    prompt: 'Platform URL',
+    fallback: DEFAULT_PLATFORM_URL,
+  },
   { key: 'workspaceId', ini: 'workspace_id', file: 'config', prompt: 'Workspace id' },
   { key: 'projectName', ini: 'project_name', file: 'config', prompt: 'Project name' },
   {
@@ -76,16 +89,15 @@ export function normalizeFieldValue(field: ProfileField, raw: string): { value: 
     const value = pickChoice(field, text);
     return value ? { value } : { problem: `${field.prompt} must be one of ${field.choices.join(', ')} (not "${text}").` };
   }
+  if (field.key === 'workspaceId') {
+    const id = asObjectId(text);
+    return id
+      ? { value: id }
+      : { problem: `"${text}" is not a workspace id. ${objectIdProblem('workspace', 'the first start of the server')}` };
+  }
   if (field.key === 'platformUrl') {
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
-    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
-      return { problem: `Platform URL must be an http:// or https:// URL (not "${text}").` };
-    return { value: text.replace(/\/+$/, '') };
+    const checked = checkPlatformUrl(text);
+    return 'url' in checked ? { value: checked.url } : checked;
   }
   return { value: text };
 }

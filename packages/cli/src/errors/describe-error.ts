@@ -10,6 +10,8 @@ export interface ErrorReport {
 }
 
 const TLS_PROBLEM = /certificate|self[- ]signed|SSL|TLS|CERT_/i;
+/** Nothing listens at the address: most often the server has not been started yet. */
+const REFUSED = /ECONNREFUSED/;
 
 const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
 
@@ -25,7 +27,11 @@ export async function describeError(e: unknown): Promise<ErrorReport> {
   }
   if (e instanceof sdk.ApiError) return { message: redact(`${e.serverMessage} (HTTP ${e.status})`), exitCode: EXIT.ERROR };
   if (e instanceof sdk.TransportError) {
-    const hint = TLS_PROBLEM.test(e.message) ? ' Use --ssl-cert <CA file> to trust the certificate, or --disable-ssl-verification.' : '';
+    const hint = REFUSED.test(e.message)
+      ? ' Is the server running? Start one with "runyard server start" (or check --platform-url).'
+      : TLS_PROBLEM.test(e.message)
+        ? ' Use --ssl-cert <CA file> to trust the certificate, or --disable-ssl-verification.'
+        : '';
     return { message: redact(sentence(e.message) + hint), exitCode: EXIT.ERROR };
   }
   const message = e instanceof Error ? e.message : String(e);

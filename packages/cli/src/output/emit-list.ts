@@ -5,6 +5,7 @@ import { loadSdk } from '../sdk.js';
 import { EXTENSION, type ListOutputFlags } from './format.js';
 import type { ListView } from './list-view.js';
 import { renderAligned, renderTabSeparated, type TextTable } from './text-table.js';
+import { colourOn } from './colour.js';
 
 export interface EmitListOptions extends ListOutputFlags {
   allFields?: boolean;
@@ -36,7 +37,7 @@ export async function emitList<T>(items: T[], view: ListView<T>, opts: EmitListO
     if (items.length === 0 && !toFile) return;
     const table = await textTable(items, view, allFields);
     const forPerson = toFile || Boolean(ctx.stdout.isTTY);
-    text = forPerson ? renderAligned(table, { colour: !toFile && !ctx.env.NO_COLOR }) : renderTabSeparated(table);
+    text = forPerson ? renderAligned(table, { colour: !toFile && colourOn(ctx) }) : renderTabSeparated(table);
   }
   if (!toFile) {
     ctx.stdout.write(text);

@@ -1,5 +1,5 @@
 import { maskSecret } from '../../config/mask.js';
-import { normalizeFieldValue, PROFILE_FIELDS, type ProfileField, type ProfileValues } from '../../config/profile-fields.js';
+import { FIRST_FIELDS, normalizeFieldValue, PROFILE_FIELDS, type ProfileField, type ProfileValues } from '../../config/profile-fields.js';
 import { UsageError } from '../../errors/cli-error.js';
 import type { Prompter } from '../../prompt/prompter.js';
 
@@ -9,10 +9,16 @@ function question(field: ProfileField, current: string | undefined): string {
   return `${field.prompt}${menu}${shown ? ` [${shown}]` : ''}: `;
 }
 
-async function askOne(prompter: Prompter, field: ProfileField, current: string | undefined): Promise<string | undefined> {
+async function askOne(prompter: Prompter, field: ProfileField, current: string | undefined, needed: boolean): Promise<string | undefined> {
   for (;;) {
     const answer = await prompter.ask(question(field, current), { secret: field.secret });
-    if (answer === '') return current ?? field.fallback;
+    if (answer === '') {
+      const kept = current ?? field.fallback;
+      // A person is asked again; piped answers end up in the list of missing values instead.
+      if (kept !== undefined || !needed || !prompter.interactive) return kept;
+      prompter.say(`${field.prompt} is needed.`);
+      continue;
+    }
     const checked = normalizeFieldValue(field, answer);
     if ('value' in checked) return checked.value;
     // A person can try again; piped answers would shift by one, so they stop here.
@@ -21,11 +27,17 @@ async function askOne(prompter: Prompter, field: ProfileField, current: string |
   }
 }
 
-/** Asks for every setting in cloudos-cli's order; Enter keeps the current value. */
-export async function askValues(prompter: Prompter, current: ProfileValues): Promise<ProfileValues> {
+const fieldOf = (key: string) => PROFILE_FIELDS.find((f) => f.key === key)!;
+
+/**
+ * Asks for the URL, the workspace and the API key (with `advanced`, then every other setting in
+ * cloudos-cli's order); Enter keeps the current value, or takes the one offered in brackets.
+ */
+export async function askValues(prompter: Prompter, current: ProfileValues, { advanced }: { advanced: boolean }): Promise<ProfileValues> {
+  const fields = [...FIRST_FIELDS.map(fieldOf), ...(advanced ? PROFILE_FIELDS.filter((f) => !FIRST_FIELDS.includes(f.key)) : [])];
   const values: ProfileValues = {};
-  for (const field of PROFILE_FIELDS) {
-    const v = await askOne(prompter, field, current[field.key]);
+  for (const field of fields) {
+    const v = await askOne(prompter, field, current[field.key], FIRST_FIELDS.includes(field.key));
     if (v !== undefined) values[field.key] = v;
   }
   return values;

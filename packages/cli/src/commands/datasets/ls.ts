@@ -5,6 +5,7 @@ import { emitList } from '../../output/emit-list.js';
 import { addListOutputOptions, type ListOutputFlags } from '../../output/format.js';
 import type { ListView } from '../../output/list-view.js';
 import { addDatasetsOptions, checkedPath, failed, withDatasets, type DatasetsFlags } from './common.js';
+import { colourOn } from '../../output/colour.js';
 
 export interface DatasetsLsOptions extends DatasetsFlags, ListOutputFlags {
   details?: boolean;
@@ -105,7 +106,7 @@ export async function datasetsLs(pathArg: string | undefined, opts: DatasetsLsOp
     if (!items.length) items = [...(content.files ?? []), ...(content.folders ?? [])];
     if (opts.details || opts.outputFormat !== 'table' || opts.outputBasename !== undefined)
       return emitList(items, view(Boolean(opts.details)), opts, ctx);
-    const colour = Boolean(ctx.stdout.isTTY) && !ctx.env.NO_COLOR;
+    const colour = colourOn(ctx);
     for (const i of items) ctx.stdout.write(colour && isFolderItem(i) ? `\x1b[34;4m${i.name}\x1b[0m\n` : `${i.name}\n`);
   });
 }

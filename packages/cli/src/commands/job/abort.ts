@@ -5,7 +5,7 @@ import { resolveConnection, type ConnectionFlags } from '../../config/connection
 import type { CliContext } from '../../context.js';
 import { CliError } from '../../errors/cli-error.js';
 import { describeError } from '../../errors/describe-error.js';
-import { parseJobIds } from './job-ids.js';
+import { malformedJobIds, parseJobIds } from './job-ids.js';
 
 export interface JobAbortOptions extends ConnectionFlags {
   jobIds: string;
@@ -26,8 +26,14 @@ export async function jobAbort(opts: JobAbortOptions, ctx: CliContext): Promise<
   const conn = resolveConnection(opts, ctx, { workspace: true });
   const force = Boolean(opts.force);
   const failed: string[] = [];
+  const malformed = malformedJobIds(ids);
   await withClient(conn, async (client) => {
     for (const id of ids) {
+      if (malformed.has(id)) {
+        failed.push(id);
+        ctx.stderr.write(`Failed to abort job ${id}: ${malformed.get(id)}\n`);
+        continue;
+      }
       try {
         const job = await client.getJobStatus(id, conn.workspaceId);
         if (opts.verbose) ctx.stderr.write(`Job '${id}' is ${job.status}.\n`);

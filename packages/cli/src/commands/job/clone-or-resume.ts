@@ -12,6 +12,7 @@ import {
   REPOSITORY_PLATFORMS,
   type WaitFlags,
 } from './job-options.js';
+import { jobId } from '../../options/object-id.js';
 
 export interface JobCloneOptions extends ConnectionFlags, WaitFlags {
   jobId: string;
@@ -71,7 +72,7 @@ export function cloneOrResumeCommand(ctx: CliContext, mode: 'clone' | 'resume'):
         ? 'launch a new job with the settings of another, changing the ones given'
         : "launch a new job that continues a finished resumable job's work, changing the settings given",
     )
-    .requiredOption('--job-id <id>', 'id of the job to ' + mode)
+    .requiredOption('--job-id <id>', 'id of the job to ' + mode, jobId)
     .option('--project-name <name>', 'run the new job in this project')
     .addOption(parameterOption())
     .option('--nextflow-profile <profile>', 'Nextflow profile(s)')

@@ -12,6 +12,8 @@ import { loadSdk } from '../../sdk.js';
 import { at, ownerOf, scalar } from './fields.js';
 import { jobUrl } from './follow.js';
 import { jobConfigText, parameterText } from './parameter-text.js';
+import { jobId } from '../../options/object-id.js';
+import { colourOn } from '../../output/colour.js';
 
 export interface JobDetailsOptions extends ConnectionFlags, ListOutputFlags {
   jobId: string;
@@ -103,7 +105,7 @@ export async function jobDetails(opts: JobDetailsOptions, ctx: CliContext): Prom
     out = sdk.tableToCsv({ columns: rows.map(([k]) => k), rows: [Object.fromEntries(rows)] });
   } else {
     const table = { headers: ['FIELD', 'VALUE'], rows: rows.map(([k, v]) => [k, sdk.cellText(v)]) };
-    out = toFile || ctx.stdout.isTTY ? renderAligned(table, { colour: !toFile && !ctx.env.NO_COLOR }) : renderTabSeparated(table);
+    out = toFile || ctx.stdout.isTTY ? renderAligned(table, { colour: !toFile && colourOn(ctx) }) : renderTabSeparated(table);
   }
   if (toFile) {
     const file = path.resolve(`${opts.outputBasename}.${EXTENSION[opts.outputFormat]}`);
@@ -119,7 +121,7 @@ export async function jobDetails(opts: JobDetailsOptions, ctx: CliContext): Prom
 }
 
 export function jobDetailsCommand(ctx: CliContext): Command {
-  const cmd = new Command('details').description('show a job in detail').requiredOption('--job-id <id>', 'id of the job');
+  const cmd = new Command('details').description('show a job in detail').requiredOption('--job-id <id>', 'id of the job', jobId);
   addListOutputOptions(cmd);
   cmd.option('--parameters', "also write the job's parameters as a job-config file (<basename>.config)");
   addConnectionOptions(cmd, { workspace: true });

@@ -11,6 +11,7 @@ import { addListOutputOptions, type ListOutputFlags } from '../../output/format.
 import type { Column, ListView } from '../../output/list-view.js';
 import { loadSdk } from '../../sdk.js';
 import { at, ownerOf, scalar } from './fields.js';
+import { jobId } from '../../options/object-id.js';
 
 export interface JobListCommandOptions extends ConnectionFlags, ListOutputFlags {
   tableColumns?: string;
@@ -150,7 +151,10 @@ export function jobListCommand(ctx: CliContext): Command {
   const cmd = new Command('list').description('list the jobs of the workspace, newest first');
   addListOutputOptions(cmd);
   cmd
-    .option('--table-columns <names>', `columns of the table, comma-separated: ${TABLE_COLUMN_NAMES.join(',')}`)
+    .option(
+      '--table-columns <names>',
+      `columns of the table, comma-separated (e.g. status,name,id), from: ${TABLE_COLUMN_NAMES.join(', ')}`,
+    )
     .option('--all-fields', 'every field of the job documents (table and csv)')
     .addOption(new Option('--last-n-jobs <n>', "the most recent N jobs, or 'all' (instead of a page)").argParser(lastNJobs))
     .addOption(new Option('--page <n>', 'page to show (1 is the newest)').argParser(integerIn(1, 1_000_000)).default(1))
@@ -161,7 +165,7 @@ export function jobListCommand(ctx: CliContext): Command {
     .option('--filter-project <name>', 'only jobs of this project')
     .option('--filter-workflow <name>', 'only jobs of this workflow')
     .option('--last', 'with --filter-workflow, the most recently imported workflow when several have the name')
-    .option('--filter-job-id <id>', 'only the job with this id')
+    .option('--filter-job-id <id>', 'only the job with this id', jobId)
     .addOption(new Option('--filter-only-mine', 'only your jobs').conflicts('filterOwner'))
     .option('--filter-owner <user>', 'only the jobs of this user (username or name)')
     .option('--filter-queue <label>', 'only jobs of this job queue (label or name)');

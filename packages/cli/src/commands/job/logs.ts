@@ -3,28 +3,46 @@ import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
+import { jobId } from '../../options/object-id.js';
+import { emitRecords } from '../../output/emit-record.js';
+import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
 import { jobDataFailure } from './results.js';
 
 export interface JobLogsOptions extends ConnectionFlags {
   jobId: string;
+  outputFormat: OutputFormat;
 }
 
+/** The SDK names stdout.txt as a Nextflow run's; a bash or WDL job's stdout is the job's own output. */
+const NEXTFLOW_STDOUT = 'Nextflow standard output';
+const JOB_STDOUT = 'Job output (standard output)';
+
 /**
- * The job's log files, one `<display name>: <url>` line each on stdout ("Nextflow standard output",
- * "Nextflow log", "Trace file", other files by name), as cloudos-cli prints them.
+ * The job's log files, one `<display name>: <url>` line each on stdout ("Nextflow standard output"
+ * or, for a bash or WDL job, "Job output (standard output)", "Nextflow log", "Trace file", other
+ * files by name), as cloudos-cli prints them; a name-to-URL object with json, name,url rows with csv.
  */
 export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<void> {
   const conn = resolveConnection(opts, ctx, { workspace: true });
-  const logs = await withClient(conn, (client) => client.getJobLogs(opts.jobId, conn.workspaceId)).catch((e) =>
-    jobDataFailure(e, opts.jobId, 'logs'),
-  );
-  const entries = Object.entries(logs);
+  const { logs, nextflow } = await withClient(conn, async (client) => {
+    const job = await client.getJobStatus(opts.jobId, conn.workspaceId);
+    return { logs: await client.getJobLogs(opts.jobId, conn.workspaceId), nextflow: String(job.jobType ?? '').startsWith('nextflow') };
+  }).catch((e) => jobDataFailure(e, opts.jobId, 'logs'));
+  const entries = Object.entries(logs).map(([name, url]) => [!nextflow && name === NEXTFLOW_STDOUT ? JOB_STDOUT : name, url] as const);
   if (!entries.length) ctx.stderr.write(`Job ${opts.jobId} has no log files yet.\n`);
-  for (const [name, url] of entries) ctx.stdout.write(`${name}: ${url}\n`);
+  await emitRecords(opts.outputFormat, ctx, {
+    text: entries.map(([name, url]) => `${name}: ${url}\n`).join(''),
+    json: Object.fromEntries(entries),
+    columns: ['name', 'url'],
+    records: entries.map(([name, url]) => ({ name, url })),
+  });
 }
 
 export function jobLogsCommand(ctx: CliContext): Command {
-  const cmd = new Command('logs').description('print the URLs of the log files of a job').requiredOption('--job-id <id>', 'id of the job');
+  const cmd = new Command('logs')
+    .description('print the URLs of the log files of a job')
+    .requiredOption('--job-id <id>', 'id of the job', jobId);
+  addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: JobLogsOptions) => jobLogs(opts, ctx));
 }

@@ -11,6 +11,7 @@ import { emitList } from '../../output/emit-list.js';
 import { addListOutputOptions, type ListOutputFlags } from '../../output/format.js';
 import type { ListView } from '../../output/list-view.js';
 import { jobUrl } from './follow.js';
+import { jobId } from '../../options/object-id.js';
 
 export interface JobRelatedOptions extends ConnectionFlags, ListOutputFlags {
   jobId: string;
@@ -91,14 +92,14 @@ export async function jobRelated(opts: JobRelatedOptions, ctx: CliContext): Prom
     if (opts.outputBasename === undefined) return void ctx.stdout.write(text);
     const file = path.resolve(`${opts.outputBasename}.json`);
     writeFileSync(file, text);
-    ctx.stderr.write(`Results saved to: ${file}\n`);
+    ctx.stderr.write(`Wrote ${Object.keys(related).length} related analyses to ${file}\n`);
   });
 }
 
 export function jobRelatedCommand(ctx: CliContext): Command {
   const cmd = new Command('related')
     .description('list the jobs that share the working directory of a job')
-    .requiredOption('--job-id <id>', 'id of the job');
+    .requiredOption('--job-id <id>', 'id of the job', jobId);
   addListOutputOptions(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: JobRelatedOptions) => jobRelated(opts, ctx));

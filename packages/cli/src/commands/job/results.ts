@@ -7,10 +7,14 @@ import type { CliContext } from '../../context.js';
 import { CliError, UsageError } from '../../errors/cli-error.js';
 import { describeError } from '../../errors/describe-error.js';
 import { openPrompter } from '../../prompt/prompter.js';
+import { emitRecords } from '../../output/emit-record.js';
+import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
 import { loadSdk } from '../../sdk.js';
+import { jobId } from '../../options/object-id.js';
 
 export interface JobDataDeleteOptions extends ConnectionFlags {
   jobId: string;
+  outputFormat: OutputFormat;
   status?: boolean;
   delete?: boolean;
   yes?: boolean;
@@ -28,6 +32,16 @@ export async function jobDataFailure(e: unknown, jobId: string, what: string): P
   const report = await describeError(e);
   const lead = e instanceof sdk.ApiError ? `Job '${jobId}' not found or not accessible.` : `Failed to retrieve ${what} for job '${jobId}'.`;
   throw new CliError(`${lead} ${report.message}`, report.exitCode);
+}
+
+/** A deletion status (`--status`) as json (what the server said) or one csv row. */
+export function emitDeletionStatus(
+  ctx: CliContext,
+  format: OutputFormat,
+  s: { job_id?: string; status?: string; items: StatusItem },
+): Promise<void> {
+  const record = { job_id: s.job_id, status: s.status, updatedAt: s.items.updatedAt as string | undefined };
+  return emitRecords(format, ctx, { text: '', json: s, columns: Object.keys(record), records: [record] });
 }
 
 /** The words cloudos-cli shows for each deletion status. */
@@ -116,11 +130,12 @@ export async function deleteJobData(
     ctx.stderr.write('Deletion cancelled.\n');
     return;
   }
-  if (opts.verbose) ctx.stderr.write(`Deleting the ${results ? 'result' : 'intermediate results'} directories of job ${opts.jobId}...\n`);
+  const what = results ? `The results of job ${opts.jobId} are` : `The working directory of job ${opts.jobId} is`;
+  if (opts.verbose) ctx.stderr.write(`Deleting ${what.replace(/^The /, 'the ').replace(/ (are|is)$/, '')}...\n`);
   await client.deleteJobResults(opts.jobId, mode, conn.workspaceId);
-  ctx.stdout.write(results ? 'Results directories deleted successfully.\n' : 'Intermediate results directories deleted successfully.\n');
-  ctx.stderr.write(
-    `The deletion is under way; "runyard job ${results ? 'results' : 'workdir'} --job-id ${opts.jobId} --status" shows when it is done.\n`,
+  // The server deletes in the background: say so once, and how to see when it is done.
+  ctx.stdout.write(
+    `${what} being deleted; "runyard job ${results ? 'results' : 'workdir'} --job-id ${opts.jobId} --status" shows when the deletion is done.\n`,
   );
 }
 
@@ -144,6 +159,7 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
       const s = await client
         .getResultsDeletionStatus(opts.jobId, conn.workspaceId)
         .catch((e) => jobDataFailure(e, opts.jobId, 'the deletion status'));
+      if (opts.outputFormat !== 'table') return emitDeletionStatus(ctx, opts.outputFormat, s);
       printDeletionStatus(
         ctx,
         `The results of job ${s.job_id} are in status`,
@@ -159,7 +175,14 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
       return;
     }
     try {
-      ctx.stdout.write(`results: ${await client.getJobResults(opts.jobId, conn.workspaceId)}\n`);
+      const url = await client.getJobResults(opts.jobId, conn.workspaceId);
+      const record = { job_id: opts.jobId, results: url };
+      await emitRecords(opts.outputFormat, ctx, {
+        text: `results: ${url}\n`,
+        json: record,
+        columns: Object.keys(record),
+        records: [record],
+      });
     } catch (e) {
       // A job whose results hold only files still has results to delete.
       if (!(opts.delete && e instanceof sdk.NoResultDirectoriesError)) await jobDataFailure(e, opts.jobId, 'results');
@@ -174,11 +197,12 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
 export function jobDataCommand(name: string, description: string, what: string): Command {
   const cmd = new Command(name)
     .description(description)
-    .requiredOption('--job-id <id>', 'id of the job')
+    .requiredOption('--job-id <id>', 'id of the job', jobId)
     .option('--status', `print the deletion status of the ${what} instead`)
     .option('--delete', `delete the ${what} (asks first unless -y)`)
     .option('-y, --yes', 'do not ask before deleting')
     .option('--verbose', 'print more about what is done');
+  addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd;
 }

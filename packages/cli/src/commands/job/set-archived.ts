@@ -3,7 +3,7 @@ import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
-import { parseJobIds } from './job-ids.js';
+import { malformedJobIds, parseJobIds } from './job-ids.js';
 
 export interface JobArchiveOptions extends ConnectionFlags {
   jobIds: string;
@@ -22,9 +22,13 @@ export async function setJobsArchived(opts: JobArchiveOptions, ctx: CliContext, 
   const conn = resolveConnection(opts, ctx, { workspace: true });
   const action = archived ? 'archived' : 'unarchived';
   const note = (line: string) => ctx.stderr.write(`${line}\n`);
+  const malformed = malformedJobIds(ids);
   await withClient(conn, async (client) => {
-    const check = await client.checkJobsArchiveStatus(ids, conn.workspaceId, archived, Boolean(opts.verbose), note);
-    for (const [id, reason] of Object.entries(check.invalidJobs)) {
+    const wellFormed = ids.filter((id) => !malformed.has(id));
+    const check = wellFormed.length
+      ? await client.checkJobsArchiveStatus(wellFormed, conn.workspaceId, archived, Boolean(opts.verbose), note)
+      : { invalidJobs: {}, alreadyProcessed: [], validJobs: [] };
+    for (const [id, reason] of [...malformed, ...Object.entries(check.invalidJobs)]) {
       note(`Warning: ${reason.startsWith('Failed to get status') ? reason : `Failed to get status for job ${id}: ${reason}`}`);
     }
     const already = check.alreadyProcessed;

@@ -2,7 +2,15 @@ import { Command } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { resolveConnection } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
-import { deleteJobData, jobDataCommand, jobDataFailure, printDeletionStatus, type JobDataDeleteOptions } from './results.js';
+import { emitRecords } from '../../output/emit-record.js';
+import {
+  deleteJobData,
+  emitDeletionStatus,
+  jobDataCommand,
+  jobDataFailure,
+  printDeletionStatus,
+  type JobDataDeleteOptions,
+} from './results.js';
 
 /**
  * `Working directory for job J: <url>` (stdout), found as cloudos-cli finds it (its folder, else
@@ -16,6 +24,7 @@ export async function jobWorkdir(opts: JobDataDeleteOptions, ctx: CliContext): P
       const s = await client
         .getWorkdirDeletionStatus(opts.jobId, conn.workspaceId)
         .catch((e) => jobDataFailure(e, opts.jobId, 'the deletion status'));
+      if (opts.outputFormat !== 'table') return emitDeletionStatus(ctx, opts.outputFormat, s);
       printDeletionStatus(
         ctx,
         `The working directory of job ${s.job_id} is in status`,
@@ -33,9 +42,11 @@ export async function jobWorkdir(opts: JobDataDeleteOptions, ctx: CliContext): P
     const workdir = await client
       .getJobWorkdir(opts.jobId, conn.workspaceId, { warn: (m) => ctx.stderr.write(`${m}\n`) })
       .catch((e) => jobDataFailure(e, opts.jobId, 'working directory'));
-    ctx.stdout.write(`Working directory for job ${opts.jobId}: ${workdir}\n`);
+    const record = { job_id: opts.jobId, workdir };
+    const text = `Working directory for job ${opts.jobId}: ${workdir}\n`;
+    await emitRecords(opts.outputFormat, ctx, { text, json: record, columns: Object.keys(record), records: [record] });
     if (opts.delete)
-      await deleteJobData(client, conn, ctx, opts, 'workDirectory').catch((e) => jobDataFailure(e, opts.jobId, 'intermediate results'));
+      await deleteJobData(client, conn, ctx, opts, 'workDirectory').catch((e) => jobDataFailure(e, opts.jobId, 'the working directory'));
     else if (opts.yes) ctx.stderr.write("'--yes' flag is ignored when '--delete' is not specified.\n");
   });
 }

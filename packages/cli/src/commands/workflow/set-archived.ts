@@ -1,9 +1,10 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
 import { UsageError } from '../../errors/cli-error.js';
+import { objectId } from '../../options/object-id.js';
 import { findWorkflow } from './find.js';
 
 export interface WorkflowArchiveOptions extends ConnectionFlags {
@@ -41,12 +42,6 @@ export async function setWorkflowArchived(opts: WorkflowArchiveOptions, ctx: Cli
   ctx.stderr.write(changed ? `Workflow "${wf.name}" (${wf._id}) ${verb}d.\n` : `Workflow "${wf.name}" (${wf._id}) is already ${state}.\n`);
 }
 
-function workflowId(value: string): string {
-  if (!/^[0-9a-f]{24}$/.test(value))
-    throw new InvalidArgumentError('expected a workflow id (24 hexadecimal characters, from "workflow list").');
-  return value;
-}
-
 export function setArchivedCommand(ctx: CliContext, archived: boolean): Command {
   const verb = archived ? 'archive' : 'unarchive';
   const cmd = new Command(verb)
@@ -56,7 +51,9 @@ export function setArchivedCommand(ctx: CliContext, archived: boolean): Command 
         : 'unarchive a workflow: "workflow list" shows it again',
     )
     .addOption(new Option('--workflow-name <name>', 'name of the workflow').conflicts('workflowId'))
-    .addOption(new Option('--workflow-id <id>', 'id of the workflow').argParser(workflowId))
+    .addOption(
+      new Option('--workflow-id <id>', 'id of the workflow').argParser(objectId('workflow', '"runyard workflow list --all-fields"')),
+    )
     .addOption(new Option('--last', 'the most recently imported workflow when several have the name').conflicts('workflowId'));
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: WorkflowArchiveOptions) => setWorkflowArchived(opts, ctx, archived));

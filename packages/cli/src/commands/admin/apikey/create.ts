@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 export interface ApiKeyCreateOptions extends ConnectionFlags {
   userId: string;
@@ -22,7 +23,7 @@ export async function apiKeyCreate(opts: ApiKeyCreateOptions, ctx: CliContext): 
 export function apiKeyCreateCommand(ctx: CliContext): Command {
   const cmd = new Command('create')
     .description('create an API key for a user and print it (shown once)')
-    .requiredOption('--user-id <id>', 'user the key acts as')
+    .requiredOption('--user-id <id>', 'user the key acts as', objectId('user', '"runyard admin user list"'))
     .option('--name <name>', 'a label to recognise the key by');
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: ApiKeyCreateOptions) => apiKeyCreate(opts, ctx));

@@ -8,6 +8,7 @@ import { emitList } from '../../../output/emit-list.js';
 import { addListOutputOptions, type ListOutputFlags } from '../../../output/format.js';
 import type { ListView } from '../../../output/list-view.js';
 import { recordsOf } from '../../../output/records.js';
+import { objectId } from '../../../options/object-id.js';
 
 export type ApiKeyListOptions = ConnectionFlags & ListOutputFlags & { userId?: string };
 
@@ -33,7 +34,9 @@ export async function apiKeyList(opts: ApiKeyListOptions, ctx: CliContext): Prom
 }
 
 export function apiKeyListCommand(ctx: CliContext): Command {
-  const cmd = new Command('list').description('list API keys (not their secrets)').option('--user-id <id>', 'only the keys of this user');
+  const cmd = new Command('list')
+    .description('list API keys (not their secrets)')
+    .option('--user-id <id>', 'only the keys of this user', objectId('user', '"runyard admin user list"'));
   addListOutputOptions(cmd);
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: ApiKeyListOptions) => apiKeyList(opts, ctx));

@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 export interface ApiKeyRevokeOptions extends ConnectionFlags {
   keyId: string;
@@ -18,7 +19,11 @@ export async function apiKeyRevoke(opts: ApiKeyRevokeOptions, ctx: CliContext): 
 export function apiKeyRevokeCommand(ctx: CliContext): Command {
   const cmd = new Command('revoke')
     .description('revoke an API key')
-    .requiredOption('--key-id <id>', 'key to revoke (its id, from "admin apikey list")');
+    .requiredOption(
+      '--key-id <id>',
+      'key to revoke (its id, from "admin apikey list")',
+      objectId('API key', '"runyard admin apikey list"'),
+    );
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: ApiKeyRevokeOptions) => apiKeyRevoke(opts, ctx));
 }

@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 
@@ -23,8 +24,8 @@ export async function memberCreate(opts: MemberCreateOptions, ctx: CliContext): 
 export function memberCreateCommand(ctx: CliContext): Command {
   const cmd = new Command('create')
     .description("add a user to a workspace (or change the user's role there)")
-    .requiredOption('--workspace-id <id>', 'workspace to add the user to')
-    .requiredOption('--user-id <id>', 'user to add')
+    .requiredOption('--workspace-id <id>', 'workspace to add the user to', objectId('workspace', '"runyard admin workspace list"'))
+    .requiredOption('--user-id <id>', 'user to add', objectId('user', '"runyard admin user list"'))
     .addOption(new Option('--role <role>', 'role in the workspace (default: member)').choices(ROLES));
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: MemberCreateOptions) => memberCreate(opts, ctx));

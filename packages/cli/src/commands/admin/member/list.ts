@@ -8,6 +8,7 @@ import { emitList } from '../../../output/emit-list.js';
 import { addListOutputOptions, type ListOutputFlags } from '../../../output/format.js';
 import type { ListView } from '../../../output/list-view.js';
 import { recordsOf } from '../../../output/records.js';
+import { objectId } from '../../../options/object-id.js';
 
 /** --workspace-id here filters the list; it is not a connection setting. */
 export type MemberListOptions = Omit<ConnectionFlags, 'workspaceId'> & ListOutputFlags & { workspaceId?: string };
@@ -33,7 +34,7 @@ export async function memberList(opts: MemberListOptions, ctx: CliContext): Prom
 export function memberListCommand(ctx: CliContext): Command {
   const cmd = new Command('list')
     .description('list memberships, of every workspace or of one')
-    .option('--workspace-id <id>', 'only this workspace');
+    .option('--workspace-id <id>', 'only this workspace', objectId('workspace', '"runyard admin workspace list"'));
   addListOutputOptions(cmd);
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: MemberListOptions) => memberList(opts, ctx));

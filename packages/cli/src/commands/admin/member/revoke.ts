@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 /** --workspace-id here is the workspace to change, not a connection setting. */
 export interface MemberRevokeOptions extends Omit<ConnectionFlags, 'workspaceId'> {
@@ -20,8 +21,8 @@ export async function memberRevoke(opts: MemberRevokeOptions, ctx: CliContext): 
 export function memberRevokeCommand(ctx: CliContext): Command {
   const cmd = new Command('revoke')
     .description('remove a user from a workspace')
-    .requiredOption('--workspace-id <id>', 'workspace to remove the user from')
-    .requiredOption('--user-id <id>', 'user to remove');
+    .requiredOption('--workspace-id <id>', 'workspace to remove the user from', objectId('workspace', '"runyard admin workspace list"'))
+    .requiredOption('--user-id <id>', 'user to remove', objectId('user', '"runyard admin user list"'));
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: MemberRevokeOptions) => memberRevoke(opts, ctx));
 }

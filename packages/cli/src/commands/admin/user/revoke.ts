@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 export interface UserRevokeOptions extends ConnectionFlags {
   userId: string;
@@ -18,7 +19,7 @@ export async function userRevoke(opts: UserRevokeOptions, ctx: CliContext): Prom
 export function userRevokeCommand(ctx: CliContext): Command {
   const cmd = new Command('revoke')
     .description('deactivate a user (their API keys stop working)')
-    .requiredOption('--user-id <id>', 'user to deactivate');
+    .requiredOption('--user-id <id>', 'user to deactivate', objectId('user', '"runyard admin user list"'));
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: UserRevokeOptions) => userRevoke(opts, ctx));
 }

@@ -3,6 +3,7 @@ import { withClient } from '../../../config/connect.js';
 import { addConnectionOptions } from '../../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../../config/connection.js';
 import type { CliContext } from '../../../context.js';
+import { objectId } from '../../../options/object-id.js';
 
 export interface WorkspaceCreateOptions extends ConnectionFlags {
   name: string;
@@ -21,7 +22,7 @@ export function workspaceCreateCommand(ctx: CliContext): Command {
   const cmd = new Command('create')
     .description('create a workspace and print its id')
     .requiredOption('--name <name>', 'workspace name')
-    .option('--owner-id <id>', 'user who owns the workspace');
+    .option('--owner-id <id>', 'user who owns the workspace', objectId('user', '"runyard admin user list"'));
   addConnectionOptions(cmd, { workspace: false });
   return cmd.action((opts: WorkspaceCreateOptions) => workspaceCreate(opts, ctx));
 }

@@ -1,0 +1,140 @@
+/** One example of a help page: a comment saying what it does, then the command line. */
+export interface Example {
+  what: string;
+  run: string;
+}
+
+const JOB = '6630f1c2a9e4b5d6e7f80912';
+const JOB2 = '6630f1c2a9e4b5d6e7f80913';
+const WS = '6630f0aa11223344556677ff';
+const USER = '6630f0bb99887766554433ee';
+const KEY = '6630f0cc0011223344556677';
+
+const ex = (what: string, run: string): Example => ({ what, run: `runyard ${run}` });
+/** A shell line that is not a runyard command line. */
+const shell = (what: string, run: string): Example => ({ what, run });
+
+/** The Examples section of every command, by its path below `runyard` ('' is runyard itself). */
+export const EXAMPLES: Record<string, Example[]> = {
+  '': [
+    ex('save the server URL, workspace and API key once', 'configure'),
+    ex('list the projects of the workspace', 'project list'),
+    ex('connection options go before or after the command', '--profile work job list'),
+  ],
+  configure: [
+    ex('asks for the platform URL, the workspace id and the API key, and checks them', 'configure'),
+    ex('also asks for the default project, workflow and platforms', 'configure --advanced'),
+    ex('without questions', `configure --platform-url http://127.0.0.1:8080 --workspace-id ${WS} --apikey KEY`),
+    ex('a second profile, made the default', 'configure --profile work --make-default'),
+  ],
+  'configure list-profiles': [ex('the profiles; the default one is marked', 'configure list-profiles')],
+  'configure remove-profile': [ex('remove the profile "work"', 'configure remove-profile --profile work')],
+  project: [ex('create a project, then list them', 'project create --new-project demo'), ex('', 'project list')],
+  'project create': [ex('create the project "demo"; its id is printed', 'project create --new-project demo')],
+  'project list': [ex('a table', 'project list'), ex('write projects.csv', 'project list --output-format csv --output-basename projects')],
+  workflow: [
+    ex(
+      'import a Nextflow workflow from GitHub',
+      'workflow import --workflow-url https://github.com/nextflow-io/rnatoy --workflow-name rnatoy',
+    ),
+  ],
+  'workflow list': [ex('the workflows of the workspace', 'workflow list'), ex('as JSON', 'workflow list --output-format json')],
+  'workflow import': [
+    ex('import from GitHub', 'workflow import --workflow-url https://github.com/nextflow-io/rnatoy --workflow-name rnatoy'),
+  ],
+  'workflow create-docker': [
+    ex('a container workflow for bash jobs', 'workflow create-docker --workflow-name ubuntu --container-name library/ubuntu:22.04'),
+  ],
+  'workflow branches': [ex('the branches of the repository of "rnatoy"', 'workflow branches --workflow-name rnatoy')],
+  'workflow archive': [ex('hide "rnatoy" from "workflow list"', 'workflow archive --workflow-name rnatoy')],
+  'workflow unarchive': [ex('show "rnatoy" again', 'workflow unarchive --workflow-name rnatoy')],
+  job: [
+    ex('launch a workflow and wait for it', 'job run --project-name demo --workflow-name rnatoy --wait-completion'),
+    ex('the newest jobs', 'job list'),
+  ],
+  'job run': [
+    ex('launch "rnatoy" with a parameter', "job run --project-name demo --workflow-name rnatoy -p 'reads=s3://bucket/reads/*.fq'"),
+    ex('a branch, waiting until it finishes', 'job run --project-name demo --workflow-name rnatoy --git-branch dev --wait-completion'),
+  ],
+  'job status': [
+    ex('prints the status, e.g. completed', `job status --job-id ${JOB}`),
+    ex('as JSON', `job status --job-id ${JOB} --output-format json`),
+  ],
+  'job details': [
+    ex('a table of the fields of the job', `job details --job-id ${JOB}`),
+    ex('the whole job document', `job details --job-id ${JOB} --output-format json`),
+  ],
+  'job list': [
+    ex('the 10 newest jobs', 'job list'),
+    ex('the failed jobs of a project', 'job list --filter-status failed --filter-project demo'),
+    ex('every job, as CSV', 'job list --last-n-jobs all --output-format csv'),
+  ],
+  'job abort': [ex('abort two jobs', `job abort --job-ids ${JOB},${JOB2}`)],
+  'job archive': [ex('archive a job', `job archive --job-ids ${JOB}`)],
+  'job unarchive': [ex('unarchive a job', `job unarchive --job-ids ${JOB}`)],
+  'job clone': [ex('run a job again on another branch', `job clone --job-id ${JOB} --git-branch dev`)],
+  'job resume': [ex("continue a resumable job's work", `job resume --job-id ${JOB}`)],
+  'job logs': [ex('the URLs of the log files', `job logs --job-id ${JOB}`)],
+  'job results': [
+    ex('the URL of the results', `job results --job-id ${JOB}`),
+    ex('delete them without asking', `job results --job-id ${JOB} --delete --yes`),
+  ],
+  'job workdir': [
+    ex('the URL of the working directory', `job workdir --job-id ${JOB}`),
+    ex('whether its deletion is done', `job workdir --job-id ${JOB} --status`),
+  ],
+  'job related': [ex('the jobs sharing its working directory', `job related --job-id ${JOB}`)],
+  bash: [
+    ex('run a command in the container workflow "ubuntu"', "bash job --project-name demo --workflow-name ubuntu --command 'uname -a'"),
+  ],
+  'bash job': [
+    ex('run a command and wait for it', "bash job --project-name demo --workflow-name ubuntu --command 'uname -a' --wait-completion"),
+    ex(
+      'parameters reach the command as arguments and RUNYARD_PARAM_*',
+      "bash job --workflow-name ubuntu --command 'echo $RUNYARD_PARAM_NAME' -p --name=world",
+    ),
+  ],
+  queue: [ex('the job queues of the workspace', 'queue list')],
+  'queue list': [ex('the job queues of the workspace', 'queue list')],
+  'queue create': [ex('a queue that runs two jobs at a time', 'queue create --name small --concurrency 2')],
+  datasets: [ex('what is in Data', 'datasets ls Data --project-name demo')],
+  'datasets ls': [
+    ex('the datasets of the project', 'datasets ls --project-name demo'),
+    ex('with type, owner, size and storage path', 'datasets ls Data --project-name demo --details'),
+  ],
+  'datasets mv': [ex('move a file into another folder', 'datasets mv Data/a/file.txt Data/b --project-name demo')],
+  'datasets rename': [ex('rename a file', 'datasets rename Data/a/old.txt new.txt --project-name demo')],
+  'datasets cp': [ex('copy a result into Data', `datasets cp "AnalysesResults/${JOB}/plot.png" Data --project-name demo`)],
+  'datasets mkdir': [ex('a virtual folder in Data', 'datasets mkdir Data/inputs --project-name demo')],
+  'datasets rm': [ex('delete a file', 'datasets rm Data/inputs/old.csv --project-name demo')],
+  'datasets upload': [ex('upload a local file into Data', 'datasets upload ./samples.csv Data --project-name demo')],
+  storage: [ex('the top level of a bucket', 'storage ls s3://my-bucket/')],
+  'storage ls': [ex('one level of a bucket', 'storage ls s3://my-bucket/data/')],
+  admin: [ex('a user with a key', 'admin user create --username ada --email ada@example.org')],
+  'admin user': [ex('every user', 'admin user list')],
+  'admin user create': [ex('create a user; their id is printed', 'admin user create --username ada --email ada@example.org')],
+  'admin user list': [ex('every user', 'admin user list')],
+  'admin user revoke': [ex('deactivate a user', `admin user revoke --user-id ${USER}`)],
+  'admin workspace': [ex('every workspace', 'admin workspace list')],
+  'admin workspace create': [ex('a workspace owned by a user', `admin workspace create --name lab --owner-id ${USER}`)],
+  'admin workspace list': [ex('every workspace', 'admin workspace list')],
+  'admin member': [ex('the members of a workspace', `admin member list --workspace-id ${WS}`)],
+  'admin member create': [ex('add a user as a viewer', `admin member create --workspace-id ${WS} --user-id ${USER} --role viewer`)],
+  'admin member list': [ex('the members of a workspace', `admin member list --workspace-id ${WS}`)],
+  'admin member revoke': [ex('remove a user from a workspace', `admin member revoke --workspace-id ${WS} --user-id ${USER}`)],
+  'admin apikey': [ex("a user's keys", `admin apikey list --user-id ${USER}`)],
+  'admin apikey create': [ex('a key for a user; shown once', `admin apikey create --user-id ${USER} --name laptop`)],
+  'admin apikey list': [ex("a user's keys", `admin apikey list --user-id ${USER}`)],
+  'admin apikey revoke': [ex('revoke a key', `admin apikey revoke --key-id ${KEY}`)],
+  server: [ex('run the platform on port 8080', 'server start')],
+  'server start': [
+    ex('on http://127.0.0.1:8080, data in ./.runyard-data', 'server start'),
+    ex('reachable from other machines, on another port', 'server start --host 0.0.0.0 --port 9000'),
+  ],
+  completion: [
+    shell('bash: complete runyard in every new shell', "echo 'source <(runyard completion bash)' >> ~/.bashrc"),
+    ex('zsh', 'completion zsh > "${fpath[1]}/_runyard"'),
+    ex('fish', 'completion fish > ~/.config/fish/completions/runyard.fish'),
+  ],
+  help: [ex("the help of 'job run'", 'help job run')],
+};
