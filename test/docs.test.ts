@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CODES, ROUTES } from '@runyard/contract';
+import { ERROR_CODES, ROUTE_ROLES, ROUTES } from '@runyard/contract';
 import { CONFIG_KEYS } from '@runyard/server';
 
 const docsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'docs');
@@ -47,6 +47,13 @@ describe('docs', () => {
       assert.ok(Object.hasOwn(ERROR_CODES, code), `docs/error-codes.md documents ${code}, which ERROR_CODES no longer has`);
     }
     assert.equal(rows.length, documented.size, 'docs/error-codes.md documents a code twice');
+  });
+
+  it('roles.md gives every route the least role of the roles table', () => {
+    const rows = tableRows(section(readDoc('roles.md'), 'Every route')).filter((r) => /^`\w+`$/.test(r[0]));
+    const documented = new Map(rows.map((r) => [unquote(r[0]), r[2]]));
+    for (const [id, role] of Object.entries(ROUTE_ROLES)) assert.equal(documented.get(id), role, `docs/roles.md: route ${id}`);
+    assert.equal(rows.length, Object.keys(ROUTES).length, 'docs/roles.md lists a route that is not in the table, or one twice');
   });
 
   it('configuration.md has one row per configuration key, with its variable and default', () => {

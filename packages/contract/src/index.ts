@@ -2,6 +2,7 @@ export * from './ids.js';
 export * from './time.js';
 export * from './errors.js';
 export * from './routes.js';
+export * from './route-roles.js';
 export * from './openapi.js';
 export * from './schemas/common.js';
 export * from './schemas/user.js';

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import type { DatasetRow, FileRow, FolderRow } from '../services/data-items.js';
 import type { StorageKind } from '../services/job-data.js';
 import { canAccess } from '../services/storage-access.js';
@@ -117,11 +118,12 @@ export async function resolveParamsFile(
 ): Promise<{ bucket: string; key: string; name: string }> {
   if (ref.kind === 'file') {
     const file = await findInputFile(db, workspaceId, ref.id);
-    if (!file) throw new AppError('FILE_NOT_FOUND', `parametersFile: file ${ref.id} not found in this workspace.`);
+    if (!file) throw new AppError('FILE_NOT_FOUND', `parametersFile: file ${quoted(ref.id)} not found in this workspace.`);
     return { bucket: file.bucket!, key: file.storage_key!, name: file.name };
   }
   const azure = storage.kind === 'azure';
-  const notFound = () => new AppError('STORAGE_NOT_FOUND', `parametersFile: "${ref.key}" in "${ref.bucket}" not found in this workspace.`);
+  const notFound = () =>
+    new AppError('STORAGE_NOT_FOUND', `parametersFile: ${quoted(ref.key)} in ${quoted(ref.bucket)} not found in this workspace.`);
   if ((ref.type === 'AzureBlobFile') !== azure) throw notFound();
   if (azure && ref.account !== storage.azureAccount) throw notFound();
   if (!(await canAccess(db, workspaceId, ref.bucket, ref.key, true))) throw notFound();
@@ -150,16 +152,17 @@ export async function checkJobInputs(
     if (p.parameterKind === 'dataItem') {
       const id = idOf(p.dataItem?.item);
       if (!id || (p.dataItem?.kind !== undefined && p.dataItem.kind !== 'File'))
-        throw new AppError('VALIDATION_FAILED', `parameters: "${name}" needs dataItem {"kind": "File", "item": <file id>}.`);
+        throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(name)} needs dataItem {"kind": "File", "item": <file id>}.`);
       if (!(await findInputFile(db, workspaceId, id)))
-        throw new AppError('FILE_NOT_FOUND', `parameters: "${name}": file ${id} not found in this workspace.`);
+        throw new AppError('FILE_NOT_FOUND', `parameters: ${quoted(name)}: file ${quoted(id)} not found in this workspace.`);
     } else if (p.parameterKind === 'globPattern') {
       const problem = globProblem(p.globPattern);
-      if (problem) throw new AppError('VALIDATION_FAILED', `parameters: "${name}": globPattern ${problem}.`);
+      if (problem) throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(name)}: globPattern ${problem}.`);
       const id = idOf(p.folder);
-      if (!id) throw new AppError('VALIDATION_FAILED', `parameters: "${name}" needs the id of the folder its globPattern applies to.`);
+      if (!id)
+        throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(name)} needs the id of the folder its globPattern applies to.`);
       if (!(await findInputFolder(db, workspaceId, id)))
-        throw new AppError('FOLDER_NOT_FOUND', `parameters: "${name}": folder ${id} not found in this workspace.`);
+        throw new AppError('FOLDER_NOT_FOUND', `parameters: ${quoted(name)}: folder ${quoted(id)} not found in this workspace.`);
     }
   }
   let ref: ParamsFileRef | null;
@@ -173,5 +176,5 @@ export async function checkJobInputs(
   // it), as the public client sends any bucket; a File Explorer file must be the workspace's now.
   const name = ref.kind === 'file' ? (await resolveParamsFile(db, storage, workspaceId, ref)).name : ref.name;
   if (!paramsFileFormat(name) && !paramsFileFormat(ref.kind === 'object' ? ref.key : ''))
-    throw new AppError('VALIDATION_FAILED', `parametersFile "${name}" must be a .json, .yaml or .yml file.`);
+    throw new AppError('VALIDATION_FAILED', `parametersFile ${quoted(name)} must be a .json, .yaml or .yml file.`);
 }

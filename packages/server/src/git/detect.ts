@@ -1,3 +1,4 @@
+import { quoted } from '../errors/quoted.js';
 import type { RepositorySnapshot } from './snapshot.js';
 
 /**
@@ -30,9 +31,9 @@ function normalizeHint(value: string | undefined, what: string): string | undefi
   const trimmed = value.trim();
   if (!trimmed) return undefined;
   if (/[\x00-\x1f\x7f]/.test(trimmed)) throw new WorkflowDetectionError(`The ${what} must not contain control characters.`);
-  if (trimmed.startsWith('/')) throw new WorkflowDetectionError(`The ${what} "${trimmed}" must be relative to the repository root.`);
+  if (trimmed.startsWith('/')) throw new WorkflowDetectionError(`The ${what} ${quoted(trimmed)} must be relative to the repository root.`);
   const rel = trimmed.replace(/^(?:\.\/)+/, '');
-  if (rel.split(/[\\/]/).includes('..')) throw new WorkflowDetectionError(`The ${what} "${trimmed}" must not contain "..".`);
+  if (rel.split(/[\\/]/).includes('..')) throw new WorkflowDetectionError(`The ${what} ${quoted(trimmed)} must not contain "..".`);
   return rel;
 }
 
@@ -111,14 +112,14 @@ export async function detectWorkflow(
   const at = `at commit ${snapshot.commit.slice(0, 12)}`;
 
   if (importsHint !== undefined && !files.has(importsHint)) {
-    throw new WorkflowDetectionError(`The imports file "${importsHint}" does not exist in the repository ${at}.`);
+    throw new WorkflowDetectionError(`The imports file ${quoted(importsHint)} does not exist in the repository ${at}.`);
   }
 
   if (mainHint !== undefined) {
     if (!files.has(mainHint)) {
       const candidates = [...topLevelNf, ...wdlFiles];
       const hint = candidates.length ? ` Workflow files found: ${listing(candidates)}.` : '';
-      throw new WorkflowDetectionError(`The main file "${mainHint}" does not exist in the repository ${at}.${hint}`);
+      throw new WorkflowDetectionError(`The main file ${quoted(mainHint)} does not exist in the repository ${at}.${hint}`);
     }
     if (mainHint.endsWith('.nf')) {
       if (importsHint !== undefined)
@@ -130,7 +131,7 @@ export async function detectWorkflow(
         ? { workflowType: 'wdl', mainFile: mainHint, importsFile: importsHint }
         : { workflowType: 'wdl', mainFile: mainHint };
     }
-    throw new WorkflowDetectionError(`The main file "${mainHint}" must be a Nextflow script (.nf) or a WDL file (.wdl).`);
+    throw new WorkflowDetectionError(`The main file ${quoted(mainHint)} must be a Nextflow script (.nf) or a WDL file (.wdl).`);
   }
 
   const hasConfig = files.has('nextflow.config');

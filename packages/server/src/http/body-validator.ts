@@ -2,6 +2,7 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
+import { quoted } from '../errors/quoted.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => ISO_TIME.test(v) && !Number.isNaN(Date.parse(v)));
@@ -17,7 +18,7 @@ function describe(e: ValueError): string {
     case ValueErrorType.ObjectRequiredProperty:
       return `${field} is required`;
     case ValueErrorType.ObjectAdditionalProperties:
-      return `${fieldOf(e.path.replace(/\/[^/]*$/, ''))}: unknown key "${e.path.split('/').pop()}"`;
+      return `${fieldOf(e.path.replace(/\/[^/]*$/, ''))}: unknown key ${quoted(e.path.split('/').pop())}`;
     case ValueErrorType.StringMinLength:
       if (e.schema.minLength === 1) return `${field} must not be empty`;
       break;

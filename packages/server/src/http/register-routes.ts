@@ -3,9 +3,11 @@ import { ROUTES, type RouteId, type RouteSpec } from '@runyard/contract';
 import { AppError } from '../errors/app-error.js';
 import { authenticate } from '../services/api-keys.js';
 import type { AuthUser, Context } from '../services/context.js';
+import { requireRole } from '../services/roles.js';
 import { workspaceContext } from '../services/workspaces.js';
 import { compileBodyValidator } from './body-validator.js';
 import type { AppDeps, Handlers } from './handler.js';
+import { neededRole } from './route-access.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,7 +22,7 @@ function apikeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Registers every route of the contract's table with its handler; a row without one is a startup error. */
+/** Registers every route of the contract's table with its handler and roles entry; a row without both is a startup error. */
 export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Handlers): void {
   app.decorateRequest('user', null);
   app.decorateRequest('ctx', null);
@@ -28,6 +30,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
     const handler = handlers[id];
     if (!handler) throw new Error(`Route ${id} (${spec.method} ${spec.path}) has no handler`);
     if (spec.admin && spec.auth !== 'apikey') throw new Error(`Admin route ${id} must require an API key`);
+    const role = neededRole(id, spec);
     const checkBody = spec.body && compileBodyValidator(spec.body);
     app.route({
       method: spec.method,
@@ -62,6 +65,8 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
           const teamId = (request.query as { teamId?: string }).teamId;
           if (!teamId) throw new AppError('TEAM_ID_REQUIRED');
           request.ctx = await workspaceContext(deps.db, request.user!, teamId);
+          // Before the handler reads the body (an upload's stream included): a refusal changes nothing.
+          requireRole(request.ctx, role!);
         }
       },
       handler: async (request, reply) => {

@@ -12,6 +12,7 @@ import {
 } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import type { Database, DatasetTable, FileTable, FolderTable } from '../store/schema.js';
 
 /**
@@ -218,14 +219,14 @@ export async function resolveDestination(
     const dataset = await findDataset(db, workspaceId, id);
     if (dataset) return { kind, id, dataset, ancestors: [] };
     if (await findFolder(db, workspaceId, id))
-      throw new AppError('INVALID_DESTINATION', `${id} is a folder, not a dataset: give its kind as Folder.`);
-    throw new AppError('DATASET_NOT_FOUND', `Dataset ${id} not found in this workspace.`);
+      throw new AppError('INVALID_DESTINATION', `${quoted(id)} is a folder, not a dataset: give its kind as Folder.`);
+    throw new AppError('DATASET_NOT_FOUND', `Dataset ${quoted(id)} not found in this workspace.`);
   }
   const folder = await findFolder(db, workspaceId, id);
   if (!folder) {
     if (await findDataset(db, workspaceId, id))
-      throw new AppError('INVALID_DESTINATION', `${id} is a dataset, not a folder: give its kind as Dataset.`);
-    throw new AppError('FOLDER_NOT_FOUND', `Folder ${id} not found in this workspace.`);
+      throw new AppError('INVALID_DESTINATION', `${quoted(id)} is a dataset, not a folder: give its kind as Dataset.`);
+    throw new AppError('FOLDER_NOT_FOUND', `Folder ${quoted(id)} not found in this workspace.`);
   }
   if (folder.item_type !== 'VirtualFolder') {
     throw new AppError(
@@ -233,9 +234,9 @@ export async function resolveDestination(
       `Folder "${folder.name}" is a ${folder.item_type}; items can only be placed in a dataset or a virtual folder.`,
     );
   }
-  if (folder.status !== 'ready') throw new AppError('DELETION_CONFLICT', `Folder "${folder.name}" is ${folder.status}.`);
+  if (folder.status !== 'ready') throw new AppError('DELETION_CONFLICT', `Folder ${quoted(folder.name)} is ${folder.status}.`);
   const above = await datasetAbove(db, workspaceId, folder);
-  if (!above) throw new AppError('INVALID_DESTINATION', `Folder "${folder.name}" is not inside a dataset.`);
+  if (!above) throw new AppError('INVALID_DESTINATION', `Folder ${quoted(folder.name)} is not inside a dataset.`);
   if (above.ancestors.length >= MAX_DEPTH) throw new AppError('INVALID_DESTINATION', `Folders can be nested at most ${MAX_DEPTH} deep.`);
   return { kind, id, dataset: above.dataset, ancestors: above.ancestors };
 }
@@ -251,6 +252,6 @@ export async function checkNameFree(db: Kysely<Database>, parentId: string, name
       .where('status', '!=', 'deleted')
       .$if(Boolean(except), (q) => q.where('id', '!=', except!))
       .executeTakeFirst();
-    if (clash) throw new AppError('ITEM_NAME_TAKEN', `"${name}" already exists in this folder.`);
+    if (clash) throw new AppError('ITEM_NAME_TAKEN', `${quoted(name)} already exists in this folder.`);
   }
 }

@@ -14,6 +14,7 @@ import {
 } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
 import type { BlobEntry } from '../storage/blob-store.js';
 import { checkBucket, checkContainer, checkKey } from '../storage/keys.js';
@@ -153,10 +154,13 @@ export async function listItems(db: Kysely<Database>, storage: StorageDeps, ctx:
     result = await databaseItems(db, ctx, id, statuses, page, limit);
   } else {
     const folder = await findFolder(db, ctx.workspaceId, id);
-    if (!folder) throw new AppError('FOLDER_NOT_FOUND', `No dataset or folder ${id} in this workspace.`);
+    if (!folder) throw new AppError('FOLDER_NOT_FOUND', `No dataset or folder ${quoted(id)} in this workspace.`);
     if (folder.item_type === 'VirtualFolder') result = await databaseItems(db, ctx, id, statuses, page, limit);
     else if (virtualOnly)
-      throw new AppError('NOT_A_VIRTUAL_FOLDER', `Folder "${folder.name}" is a ${folder.item_type}: list it with the storage routes.`);
+      throw new AppError(
+        'NOT_A_VIRTUAL_FOLDER',
+        `Folder ${quoted(folder.name)} is a ${folder.item_type}: list it with the storage routes.`,
+      );
     else result = await storageItems(storage, folder, statuses, page, limit);
   }
   return {
@@ -177,9 +181,9 @@ export async function listFolders(db: Kysely<Database>, ctx: Context, q: Folders
 
 /** Items being deleted cannot change; managed ones only with force. */
 function guardChange(item: FolderRow | FileRow, force: boolean, verb: string): void {
-  if (item.status !== 'ready') throw new AppError('DELETION_CONFLICT', `"${item.name}" is ${item.status} and cannot be ${verb}.`);
+  if (item.status !== 'ready') throw new AppError('DELETION_CONFLICT', `${quoted(item.name)} is ${item.status} and cannot be ${verb}.`);
   if ('job_role' in item && item.job_role === 'work')
-    throw new AppError('ITEM_MANAGED', `"${item.name}" is the work directory of job ${item.job_id} and cannot be ${verb}.`);
+    throw new AppError('ITEM_MANAGED', `${quoted(item.name)} is the work directory of job ${item.job_id} and cannot be ${verb}.`);
   if (item.is_managed === 1 && !force) {
     throw new AppError(
       'ITEM_MANAGED',
@@ -195,7 +199,7 @@ export async function moveItem(db: Kysely<Database>, ctx: Context, body: MoveBod
   guardChange(row, force, 'moved');
   const dest = await resolveDestination(db, ctx.workspaceId, body.toDataItemParent.kind, body.toDataItemParent.item);
   if (kind === 'Folder' && (dest.id === row.id || dest.ancestors.includes(row.id))) {
-    throw new AppError('INVALID_DESTINATION', `"${row.name}" cannot be moved into itself.`);
+    throw new AppError('INVALID_DESTINATION', `${quoted(row.name)} cannot be moved into itself.`);
   }
   if (row.parent_id === dest.id) return { success: true };
   await checkNameFree(db, dest.id, row.name);
@@ -354,9 +358,9 @@ async function copyVirtualFolder(
       `copyContentsFrom: "${source.name}" is a ${source.item_type}; copy it with the route of its type.`,
     );
   }
-  if (source.status !== 'ready') throw new AppError('DELETION_CONFLICT', `"${source.name}" is ${source.status}.`);
+  if (source.status !== 'ready') throw new AppError('DELETION_CONFLICT', `${quoted(source.name)} is ${source.status}.`);
   if (dest.id === source.id || dest.ancestors.includes(source.id))
-    throw new AppError('INVALID_DESTINATION', `"${source.name}" cannot be copied into itself.`);
+    throw new AppError('INVALID_DESTINATION', `${quoted(source.name)} cannot be copied into itself.`);
   await checkNameFree(db, dest.id, name);
   const inside = await subtree(db, ctx, source.id, MAX_COPY_ITEMS);
   const now = isoNow();
@@ -411,7 +415,7 @@ function checkStorageType(storage: StorageDeps, azure: boolean, account?: string
     );
   }
   if (azure && account !== storage.azureAccount)
-    throw new AppError('STORAGE_NOT_FOUND', `Storage account "${account}" not found in this workspace.`);
+    throw new AppError('STORAGE_NOT_FOUND', `Storage account ${quoted(account)} not found in this workspace.`);
 }
 
 /** `POST /api/v1/folders/s3` and `/folders/azure-blob`: a folder pointing into storage the workspace owns. */
@@ -428,6 +432,8 @@ export async function createStorageFolder(
   const key = await checkedPath(azure ? body.blobPrefix : body.s3Prefix);
   if (key === '') throw new AppError('INVALID_STORAGE_PATH', 'The prefix must name a folder, not the root of the bucket.');
   await assertAccess(db, ctx.workspaceId, bucket, key);
+  // The local store's own check: a prefix that leads out of its bucket through a link is refused now, not on use.
+  if (storage.blobs.localPath) await blobCall(() => storage.blobs.localPath!(bucket, key));
   const dest = await resolveDestination(db, ctx.workspaceId, body.parent.kind, body.parent.id);
   await checkNameFree(db, dest.id, body.name);
   return insertFolder(db, ctx, {
@@ -456,7 +462,7 @@ export async function createStorageFile(
   const key = await blobCall(() => checkKey(azure ? body.blobName : body.s3ObjectKey));
   await assertAccess(db, ctx.workspaceId, bucket, key, true);
   const stat = await blobCall(() => storage.blobs.stat(bucket, key));
-  if (!stat) throw new AppError('STORAGE_NOT_FOUND', `Object "${key}" in "${bucket}" not found in this workspace.`);
+  if (!stat) throw new AppError('STORAGE_NOT_FOUND', `Object ${quoted(key)} in ${quoted(bucket)} not found in this workspace.`);
   const dest = await resolveDestination(db, ctx.workspaceId, body.parent.kind, body.parent.id);
   await checkNameFree(db, dest.id, body.name);
   return insertFile(db, ctx, {
@@ -496,7 +502,7 @@ async function releaseBlobs(db: Kysely<Database>, storage: StorageDeps, ctx: Con
 export async function deleteFile(db: Kysely<Database>, storage: StorageDeps, ctx: Context, id: string, force: boolean): Promise<void> {
   const file = await fileOrThrow(db, ctx.workspaceId, id);
   if (file.is_managed === 1 && !force)
-    throw new AppError('ITEM_MANAGED', `"${file.name}" is managed by Runyard; add force=true to delete it anyway.`);
+    throw new AppError('ITEM_MANAGED', `${quoted(file.name)} is managed by Runyard; add force=true to delete it anyway.`);
   await db.deleteFrom('files').where('id', '=', id).where('workspace_id', '=', ctx.workspaceId).execute();
   await releaseBlobs(db, storage, ctx, [file]);
 }
@@ -518,7 +524,7 @@ export async function deleteFolder(db: Kysely<Database>, storage: StorageDeps, c
     return scheduleFolderDeletion(db, ctx, folder);
   }
   if (folder.is_managed === 1 && !force)
-    throw new AppError('ITEM_MANAGED', `"${folder.name}" is managed by Runyard; add force=true to delete it anyway.`);
+    throw new AppError('ITEM_MANAGED', `${quoted(folder.name)} is managed by Runyard; add force=true to delete it anyway.`);
   const inside = folder.item_type === 'VirtualFolder' ? await subtree(db, ctx, folder.id) : { folders: [], files: [] };
   const job = inside.folders.find((f) => f.job_role);
   if (job)

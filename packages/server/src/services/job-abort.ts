@@ -5,6 +5,7 @@ import { isTerminal } from '../scheduler/job-state.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { jobRow } from './jobs.js';
+import { requireJobOwnerOrAdmin } from './roles.js';
 
 /**
  * Aborts a job. One that has not been claimed is aborted at once; one that a scheduler holds
@@ -14,6 +15,7 @@ import { jobRow } from './jobs.js';
 export async function abortJob(db: Kysely<Database>, ctx: Context, id: string, force: boolean): Promise<{ status: JobStatus }> {
   for (let tries = 0; tries < 5; tries++) {
     const job = await jobRow(db, ctx.workspaceId, id);
+    requireJobOwnerOrAdmin(ctx, job, 'abort');
     const status = job.status as JobStatus;
     if (isTerminal(status)) throw new AppError('JOB_STATE_CONFLICT', `Job is already ${status}!`);
     const now = isoNow();

@@ -10,10 +10,12 @@ import {
 import type { Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
 import type { Database, JobTable } from '../store/schema.js';
 import type { Context } from './context.js';
 import { datasetOfKind, type FolderRow, type UserInfo } from './data-items.js';
+import { requireJobOwnerOrAdmin } from './roles.js';
 
 /**
  * A job's results and work directory as File Explorer folders, and their deletion
@@ -49,18 +51,20 @@ export interface JobFolderColumns {
 
 /**
  * Locks and returns the work folder a job resumes from (`resumeWorkDir`): a work directory of a
- * job of this workspace that is not being deleted. Inside the submission's transaction, so a
+ * job of this workspace, the caller's own unless an admin's, that is not being deleted. Inside the submission's transaction, so a
  * deletion either sees the new job or the submission sees the deletion.
  */
-export async function lockResumeFolder(tx: Kysely<Database>, workspaceId: string, folderId: string): Promise<FolderRow> {
+export async function lockResumeFolder(tx: Kysely<Database>, ctx: Context, folderId: string): Promise<FolderRow> {
   const folder = await tx
     .selectFrom('folders')
     .selectAll()
     .where('id', '=', folderId)
-    .where('workspace_id', '=', workspaceId)
+    .where('workspace_id', '=', ctx.workspaceId)
     .executeTakeFirst();
   if (!folder || folder.job_role !== 'work')
-    throw new AppError('FOLDER_NOT_FOUND', `resumeWorkDir: no work directory ${folderId} in this workspace.`);
+    throw new AppError('FOLDER_NOT_FOUND', `resumeWorkDir: no work directory ${quoted(folderId)} in this workspace.`);
+  // Resuming writes into that job's work directory (and holds off its deletion): the owner's act.
+  requireJobOwnerOrAdmin(ctx, jobOfFolder(folder), 'resume');
   // A no-op update takes the row's lock on PostgreSQL (SQLite runs one write transaction at a time).
   const locked = await tx
     .updateTable('folders')
@@ -69,8 +73,13 @@ export async function lockResumeFolder(tx: Kysely<Database>, workspaceId: string
     .where('status', '=', 'ready')
     .executeTakeFirst();
   if (Number(locked.numUpdatedRows) === 0)
-    throw new AppError('DELETION_CONFLICT', `resumeWorkDir: the work directory ${folderId} is ${folder.status}.`);
+    throw new AppError('DELETION_CONFLICT', `resumeWorkDir: the work directory ${quoted(folderId)} is ${folder.status}.`);
   return folder;
+}
+
+/** The job a job folder belongs to: registerJobFolders records its id and its owner on the folder. */
+function jobOfFolder(folder: FolderRow): { id: string; user_id: string } {
+  return { id: folder.job_id ?? folder.id, user_id: folder.user_id };
 }
 
 /**
@@ -209,6 +218,7 @@ async function activeJobUsing(db: Kysely<Database>, workspaceId: string, folderI
  * results, or any job in the work directory (a resumed job included).
  */
 export async function scheduleFolderDeletion(db: Kysely<Database>, ctx: Context, folder: FolderRow): Promise<void> {
+  requireJobOwnerOrAdmin(ctx, jobOfFolder(folder), 'delete the data of');
   await db.transaction().execute((tx) => markForDeletion(tx, ctx, folder));
 }
 
@@ -230,14 +240,14 @@ async function markForDeletion(tx: Kysely<Database>, ctx: Context, folder: Folde
     .executeTakeFirst();
   if (Number(marked.numUpdatedRows) === 0) {
     const current = await tx.selectFrom('folders').select('status').where('id', '=', folder.id).executeTakeFirst();
-    throw new AppError('DELETION_CONFLICT', `Folder "${folder.name}" is already ${current?.status ?? 'deleted'}.`);
+    throw new AppError('DELETION_CONFLICT', `Folder ${quoted(folder.name)} is already ${current?.status ?? 'deleted'}.`);
   }
   // After the mark, which holds the folder's row: a job resuming from it now is either seen here or refused.
   const user = await activeJobUsing(tx, ctx.workspaceId, folder.id);
   if (user)
     throw new AppError(
       'FOLDER_IN_USE',
-      `The work directory "${folder.name}" is in use by job ${user.id} (${user.name}), which is ${user.status}.`,
+      `The work directory ${quoted(folder.name)} is in use by job ${user.id} (${quoted(user.name)}), which is ${user.status}.`,
     );
 }
 
@@ -248,11 +258,12 @@ export async function deleteJobData(db: Kysely<Database>, ctx: Context, jobId: s
     throw new AppError('VALIDATION_FAILED', 'querystring.properties[] is required: analysisResults or workDirectory.');
   const job = await db
     .selectFrom('jobs')
-    .select(['id', 'status', 'results_folder_id', 'work_folder_id'])
+    .select(['id', 'user_id', 'status', 'results_folder_id', 'work_folder_id'])
     .where('id', '=', jobId)
     .where('workspace_id', '=', ctx.workspaceId)
     .executeTakeFirst();
   if (!job) throw new AppError('JOB_NOT_FOUND', `Job with ID '${jobId}' not found.`);
+  requireJobOwnerOrAdmin(ctx, job, 'delete the data of');
   // Both or neither, when both are asked for.
   await db.transaction().execute(async (tx) => {
     for (const property of properties) {

@@ -1,6 +1,7 @@
 import type { JobSubmitBody } from '@runyard/contract';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { remoteRefs, resolveRepository } from './repositories.js';
 import type { WorkflowRow } from './workflows.js';
 
@@ -28,7 +29,7 @@ export async function resolveRevision(
   // commit it resolved to); without one, only one of commit, tag and branch may be given.
   const type = requested?.revisionType;
   if (type && !['commit', 'tag', 'branch', 'digest'].includes(type)) {
-    throw new AppError('VALIDATION_FAILED', `revision.revisionType must be commit, tag or branch, not "${type}".`);
+    throw new AppError('VALIDATION_FAILED', `revision.revisionType must be commit, tag or branch, not ${quoted(type)}.`);
   }
   const pick = (field: 'commit' | 'tag' | 'branch') => (!type || type === field ? requested?.[field] || null : null);
   const commit = pick('commit');
@@ -42,20 +43,20 @@ export async function resolveRevision(
     const imageTag = image.includes(':') ? image.slice(image.lastIndexOf(':') + 1) : 'latest';
     return { revisionType: 'digest', digest: requested?.digest || '', tag: imageTag, commit: null, branch: null };
   }
-  if (!workflow.repository_url) throw new AppError('VALIDATION_FAILED', `Workflow ${workflow.name} has no repository to run.`);
+  if (!workflow.repository_url) throw new AppError('VALIDATION_FAILED', `Workflow ${quoted(workflow.name)} has no repository to run.`);
   if (commit) {
     if (!FULL_SHA.test(commit))
-      throw new AppError('VALIDATION_FAILED', `revision.commit must be a full 40-character commit sha, not "${commit}".`);
+      throw new AppError('VALIDATION_FAILED', `revision.commit must be a full 40-character commit sha, not ${quoted(commit)}.`);
     return { revisionType: 'commit', commit, tag: null, branch: null };
   }
   const refs = await remoteRefs(resolveRepository(config, workflow.repository_url));
   if (tag) {
     const found = refs.tags.find((t) => t.name === tag);
-    if (!found) throw new AppError('VALIDATION_FAILED', `Tag "${tag}" does not exist in ${workflow.repository_url}.`);
+    if (!found) throw new AppError('VALIDATION_FAILED', `Tag ${quoted(tag)} does not exist in ${workflow.repository_url}.`);
     return { revisionType: 'tag', commit: found.sha, tag, branch: null };
   }
   const name = branch ?? refs.defaultBranch;
   const found = refs.branches.find((b) => b.name === name);
-  if (!found) throw new AppError('VALIDATION_FAILED', `Branch "${name ?? ''}" does not exist in ${workflow.repository_url}.`);
+  if (!found) throw new AppError('VALIDATION_FAILED', `Branch ${quoted(name ?? '')} does not exist in ${workflow.repository_url}.`);
   return { revisionType: 'branch', commit: found.sha, tag: null, branch: found.name };
 }

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { checkJobInputs } from '../engines/input-refs.js';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
@@ -26,15 +27,15 @@ function checkParameters(body: JobSubmitBody): void {
   const names = new Set<string>();
   for (const p of body.parameters ?? []) {
     if (p.parameterKind === 'textValue' && p.textValue === undefined)
-      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" has no textValue.`);
+      throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(p.name)} has no textValue.`);
     if (p.parameterKind === 'arrayFileColumn' && (p.columnName === undefined || p.columnIndex === undefined)) {
-      throw new AppError('VALIDATION_FAILED', `parameters: array column "${p.name}" needs columnName and columnIndex.`);
+      throw new AppError('VALIDATION_FAILED', `parameters: array column ${quoted(p.name)} needs columnName and columnIndex.`);
     }
     if (p.parameterKind === 'arrayFileColumn' && !body.arrayFile)
-      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is an array column but the job has no arrayFile.`);
+      throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(p.name)} is an array column but the job has no arrayFile.`);
     const key = `${p.prefix ?? ''}${p.name}`;
     if (p.parameterKind === 'textValue' && names.has(key))
-      throw new AppError('VALIDATION_FAILED', `parameters: "${p.name}" is given twice.`);
+      throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(p.name)} is given twice.`);
     names.add(key);
   }
 }
@@ -58,12 +59,12 @@ export async function submitJob(
     .executeTakeFirst();
   if (!project) throw new AppError('PROJECT_NOT_FOUND', `Project ${body.project} not found in this workspace.`);
   const workflow = await workflowRow(db, ctx.workspaceId, body.workflow);
-  if (workflow.archived) throw new AppError('VALIDATION_FAILED', `Workflow ${workflow.name} is archived; unarchive it to run it.`);
+  if (workflow.archived) throw new AppError('VALIDATION_FAILED', `Workflow ${quoted(workflow.name)} is archived; unarchive it to run it.`);
   const workflowType = workflow.workflow_type;
   if (workflowType === 'docker' && !body.command)
     throw new AppError('VALIDATION_FAILED', 'command is required for bash jobs on a container workflow.');
   if (workflowType !== 'docker' && body.command)
-    throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${workflow.name} is ${workflowType}.`);
+    throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${quoted(workflow.name)} is ${workflowType}.`);
   checkParameters(body);
   // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).
   await checkJobInputs(db, storage, ctx.workspaceId, body);
@@ -71,7 +72,7 @@ export async function submitJob(
   const queue = body.batch?.jobQueue
     ? await getQueue(db, ctx.workspaceId, body.batch.jobQueue)
     : await defaultQueueFor(db, ctx.workspaceId, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
-  if (queue.status !== 'Ready') throw new AppError('VALIDATION_FAILED', `Job queue ${queue.label} is not ready.`);
+  if (queue.status !== 'Ready') throw new AppError('VALIDATION_FAILED', `Job queue ${quoted(queue.label)} is not ready.`);
   const revision = await resolveRevision(config, workflow, body.revision);
   const platform = body.executionPlatform ?? 'aws';
   const now = isoNow();
@@ -79,7 +80,7 @@ export async function submitJob(
   const name = body.name ?? DEFAULT_JOB_NAME;
   await db.transaction().execute(async (tx) => {
     // A resumed job runs in the work directory of the job it resumes; the folder must not be going away.
-    const resumeFrom = body.resumeWorkDir ? await lockResumeFolder(tx, ctx.workspaceId, body.resumeWorkDir) : undefined;
+    const resumeFrom = body.resumeWorkDir ? await lockResumeFolder(tx, ctx, body.resumeWorkDir) : undefined;
     const folders = await registerJobFolders(
       tx,
       storage,

@@ -1,10 +1,12 @@
 import { isObjectId, isoNow, type JobArchiveBody, type JobListQuery } from '@runyard/contract';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { containsPattern } from '../store/like.js';
 import type { Database, JobTable } from '../store/schema.js';
 import type { AuthUser, Context } from './context.js';
 import { jobDocuments } from './job-document.js';
+import { requireJobOwnerOrAdmin } from './roles.js';
 
 export async function jobRow(db: Kysely<Database>, workspaceId: string, id: string): Promise<Selectable<JobTable>> {
   const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).where('workspace_id', '=', workspaceId).executeTakeFirst();
@@ -25,7 +27,7 @@ export async function getJob(
 ): Promise<Record<string, unknown>> {
   const scoped = teamId && teamId !== 'None';
   if (scoped && !isObjectId(teamId))
-    throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or you are not a member of it.`);
+    throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${quoted(teamId)} not found, or you are not a member of it.`);
   const row = await db
     .selectFrom('jobs')
     .innerJoin('memberships', (j) => j.onRef('memberships.workspace_id', '=', 'jobs.workspace_id').on('memberships.user_id', '=', user.id))
@@ -83,13 +85,22 @@ export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Conte
   };
 }
 
-/** `PUT /api/v1/jobs`: archive or unarchive; every id must be a job of the workspace, or nothing changes. */
+/**
+ * `PUT /api/v1/jobs`: archive or unarchive; every id must be a job of the workspace that the caller
+ * may act on, or nothing changes.
+ */
 export async function setJobsArchived(db: Kysely<Database>, ctx: Context, body: JobArchiveBody): Promise<{ success: true }> {
   const ids = [...new Set(body.jobIds)];
-  const found = await db.selectFrom('jobs').select('id').where('workspace_id', '=', ctx.workspaceId).where('id', 'in', ids).execute();
+  const found = await db
+    .selectFrom('jobs')
+    .select(['id', 'user_id'])
+    .where('workspace_id', '=', ctx.workspaceId)
+    .where('id', 'in', ids)
+    .execute();
   const missing = ids.filter((id) => !found.some((f) => f.id === id));
   if (missing.length) throw new AppError('JOB_NOT_FOUND', `Job(s) not found in this workspace: ${missing.join(', ')}.`);
   const archived = body.update.archived.status;
+  for (const job of found) requireJobOwnerOrAdmin(ctx, job, archived ? 'archive' : 'unarchive');
   const at = archived ? (body.update.archived.archivalTimestamp ?? isoNow()) : null;
   await db
     .updateTable('jobs')

@@ -1,6 +1,7 @@
 import { isoNow, MAX_PROJECT_PAGE_SIZE, newObjectId, type Project, type ProjectListQuery, type ProjectListReply } from '@runyard/contract';
 import { sql, type Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { containsText } from '../store/like.js';
 import type { Database } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
@@ -78,7 +79,7 @@ export async function listProjects(db: Kysely<Database>, ctx: Context, query: Pr
 }
 
 export async function createProject(db: Kysely<Database>, ctx: Context, name: string): Promise<Project> {
-  const taken = new AppError('PROJECT_NAME_TAKEN', `A project named "${name}" already exists in this workspace.`);
+  const taken = new AppError('PROJECT_NAME_TAKEN', `A project named ${quoted(name)} already exists in this workspace.`);
   const existing = await db
     .selectFrom('projects')
     .select('id')

@@ -1,6 +1,7 @@
 import { isoNow, newObjectId, type JobQueue, type QueueCreateBody } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import type { Database, QueueTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 
@@ -154,7 +155,7 @@ export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): 
     });
   } catch (e) {
     if (isUniqueViolation(e))
-      throw new AppError('QUEUE_NAME_TAKEN', `A queue named "${body.name}" already exists in workspace ${body.workspaceId}.`);
+      throw new AppError('QUEUE_NAME_TAKEN', `A queue named ${quoted(body.name)} already exists in workspace ${body.workspaceId}.`);
     throw e;
   }
   return queueToWire(row);

@@ -1,6 +1,7 @@
 import type { BucketContentsQuery, ContainerContentsQuery } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
 import { BlobKeyError, type BlobEntry, type BlobStore } from '../storage/blob-store.js';
 import { checkBucket, checkContainer, checkKey } from '../storage/keys.js';
@@ -78,7 +79,10 @@ export async function canAccess(db: Kysely<Database>, workspaceId: string, bucke
 
 export async function assertAccess(db: Kysely<Database>, workspaceId: string, bucket: string, key: string, object = false): Promise<void> {
   if (!(await canAccess(db, workspaceId, bucket, key, object))) {
-    throw new AppError('STORAGE_NOT_FOUND', `${object ? 'Object' : 'Path'} "${key}" in "${bucket}" not found in this workspace.`);
+    throw new AppError(
+      'STORAGE_NOT_FOUND',
+      `${object ? 'Object' : 'Path'} ${quoted(key)} in ${quoted(bucket)} not found in this workspace.`,
+    );
   }
 }
 
@@ -133,7 +137,7 @@ export async function containerContents(db: Kysely<Database>, storage: StorageDe
       'This server does not keep data in Azure Blob Storage: list it with /api/v1/data-access/s3/bucket-contents.',
     );
   if (q.storageAccountName !== storage.azureAccount)
-    throw new AppError('STORAGE_NOT_FOUND', `Storage account "${q.storageAccountName}" not found in this workspace.`);
+    throw new AppError('STORAGE_NOT_FOUND', `Storage account ${quoted(q.storageAccountName)} not found in this workspace.`);
   const container = await blobCall(() => checkContainer(q.containerName));
   return listFor(db, storage, ctx, container, q.path);
 }

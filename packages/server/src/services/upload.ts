@@ -2,6 +2,7 @@ import { MAX_UPLOAD_BYTES, newObjectId, type UploadQuery } from '@runyard/contra
 import type { Kysely } from 'kysely';
 import { Readable, Transform } from 'node:stream';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
 import { checkKey } from '../storage/keys.js';
 import type { Database } from '../store/schema.js';
@@ -48,7 +49,7 @@ export async function uploadFile(db: Kysely<Database>, storage: StorageDeps, ctx
     if (asDataset)
       throw new AppError(
         'INVALID_DESTINATION',
-        `Uploads go into the Data dataset or a virtual folder in it, not into "${asDataset.name}".`,
+        `Uploads go into the Data dataset or a virtual folder in it, not into ${quoted(asDataset.name)}.`,
       );
     const dest = await resolveDestination(db, ctx.workspaceId, 'Folder', q.parentId);
     if (dest.dataset.id !== data.id)

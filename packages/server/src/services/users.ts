@@ -1,6 +1,7 @@
 import { isoNow, newObjectId, type AdminUser, type AdminUserCreateBody, type UserMe, type UserSearchReply } from '@runyard/contract';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { containsText } from '../store/like.js';
 import type { Database, UserTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
@@ -78,13 +79,13 @@ export async function createUser(db: Kysely<Database>, body: AdminUserCreateBody
     .select(['username', 'email'])
     .where((eb) => eb.or([eb('username', '=', body.username), eb('email', '=', body.email)]))
     .executeTakeFirst();
-  if (taken?.username === body.username) throw new AppError('USERNAME_TAKEN', `A user named "${body.username}" already exists.`);
-  if (taken) throw new AppError('EMAIL_TAKEN', `A user with email "${body.email}" already exists.`);
+  if (taken?.username === body.username) throw new AppError('USERNAME_TAKEN', `A user named ${quoted(body.username)} already exists.`);
+  if (taken) throw new AppError('EMAIL_TAKEN', `A user with email ${quoted(body.email)} already exists.`);
   try {
     await db.insertInto('users').values(row).execute();
   } catch (e) {
     if (isUniqueViolation(e))
-      throw new AppError('USERNAME_TAKEN', `A user named "${body.username}" or with email "${body.email}" already exists.`);
+      throw new AppError('USERNAME_TAKEN', `A user named ${quoted(body.username)} or with email ${quoted(body.email)} already exists.`);
     throw e;
   }
   return toAdminUser(row);

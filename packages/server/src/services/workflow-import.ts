@@ -9,6 +9,7 @@ import {
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { detectWorkflow, WorkflowDetectionError } from '../git/detect.js';
 import { ownerNumericId, repositoryNumericId } from '../git/url-policy.js';
 import type { Database } from '../store/schema.js';
@@ -50,7 +51,7 @@ export async function importWorkflow(
   if (duplicate) {
     throw new AppError(
       'WORKFLOW_EXISTS',
-      `Workflow "${body.name}" from ${repo.url} (${detected.mainFile}) is already imported as ${duplicate.id}.`,
+      `Workflow ${quoted(body.name)} from ${repo.url} (${detected.mainFile}) is already imported as ${duplicate.id}.`,
     );
   }
   const platform = canonicalPlatform(body.repository.platform ?? body.platform ?? 'github');
@@ -132,7 +133,10 @@ export async function getBranches(db: Kysely<Database>, config: Config, ctx: Con
   if (q.owner) source = source.where('repository_owner', '=', q.owner);
   const row = await source.executeTakeFirst();
   if (!row?.repository_url) {
-    throw new AppError('REPOSITORY_NOT_FOUND', `No workflow of this workspace was imported from repository "${q.repositoryIdentifier}".`);
+    throw new AppError(
+      'REPOSITORY_NOT_FOUND',
+      `No workflow of this workspace was imported from repository ${quoted(q.repositoryIdentifier)}.`,
+    );
   }
   const repo = resolveRepository(config, row.repository_url);
   const refs = await remoteRefs(repo);

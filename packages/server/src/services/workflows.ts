@@ -10,6 +10,7 @@ import {
 } from '@runyard/contract';
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import { containsPattern } from '../store/like.js';
 import type { Database, WorkflowTable } from '../store/schema.js';
 import type { Context } from './context.js';
@@ -150,7 +151,7 @@ export async function createDockerWorkflow(db: Kysely<Database>, user: { id: str
     .where('workflow_type', '=', 'docker')
     .where('archived', '=', 0)
     .executeTakeFirst();
-  if (existing) throw new AppError('WORKFLOW_EXISTS', `A container workflow named "${body.name}" already exists in this workspace.`);
+  if (existing) throw new AppError('WORKFLOW_EXISTS', `A container workflow named ${quoted(body.name)} already exists in this workspace.`);
   const id = await insertWorkflow(db, {
     workspace_id: body.workspaceId,
     user_id: user.id,

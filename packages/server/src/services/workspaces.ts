@@ -1,6 +1,7 @@
 import { isObjectId, isoNow, newObjectId, type AdminMember, type AdminWorkspace, type Role } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { AuthUser, Context } from './context.js';
@@ -10,7 +11,7 @@ import type { AuthUser, Context } from './context.js';
  * to. Any other value, including another tenant's real id, is a 404 that reveals nothing.
  */
 export async function workspaceContext(db: Kysely<Database>, user: AuthUser, teamId: string): Promise<Context> {
-  const notFound = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or you are not a member of it.`);
+  const notFound = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${quoted(teamId)} not found, or you are not a member of it.`);
   if (!isObjectId(teamId)) throw notFound;
   const membership = await db
     .selectFrom('memberships')
@@ -38,7 +39,7 @@ export async function createWorkspace(db: Kysely<Database>, name: string, ownerI
       }
     });
   } catch (e) {
-    if (isUniqueViolation(e)) throw new AppError('WORKSPACE_NAME_TAKEN', `A workspace named "${name}" already exists.`);
+    if (isUniqueViolation(e)) throw new AppError('WORKSPACE_NAME_TAKEN', `A workspace named ${quoted(name)} already exists.`);
     throw e;
   }
   return { id: row.id, name, createdAt: row.created_at, memberCount: ownerId ? 1 : 0 };

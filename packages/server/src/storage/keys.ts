@@ -1,3 +1,4 @@
+import { quoted } from '../errors/quoted.js';
 import { BlobKeyError, type ListOptions } from './blob-store.js';
 
 /**
@@ -16,12 +17,6 @@ const DECODE_ROUNDS = 4;
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** A value for an error message: quoted, control characters escaped, and cut short. */
-function shown(value: string): string {
-  const quoted = JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}...` : value);
-  return quoted.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 /** The reason a path (a key, or a key with a trailing slash) is unsafe in its literal form, or null. */
 function structuralProblem(text: string, allowTrailingSlash: boolean): string | null {
@@ -54,21 +49,21 @@ function decodeOnce(text: string): string | null {
 function check(what: string, value: unknown, allowTrailingSlash: boolean): string {
   if (typeof value !== 'string') throw new BlobKeyError(`${what} must be a string`);
   if (value === '') throw new BlobKeyError(`${what} must not be empty`);
-  if (LONE_SURROGATE.test(value)) throw new BlobKeyError(`${what} ${shown(value)} is not valid Unicode`);
+  if (LONE_SURROGATE.test(value)) throw new BlobKeyError(`${what} ${quoted(value)} is not valid Unicode`);
   if (Buffer.byteLength(value, 'utf8') > MAX_KEY_BYTES) throw new BlobKeyError(`${what} is longer than ${MAX_KEY_BYTES} bytes`);
   const literal = structuralProblem(value, allowTrailingSlash);
-  if (literal) throw new BlobKeyError(`${what} ${shown(value)} ${literal}`);
+  if (literal) throw new BlobKeyError(`${what} ${quoted(value)} ${literal}`);
   let text = value;
   for (let round = 1; ; round++) {
     const decoded = decodeOnce(text);
     if (decoded === null) break;
-    if (round > DECODE_ROUNDS) throw new BlobKeyError(`${what} ${shown(value)} is percent-encoded too many times`);
+    if (round > DECODE_ROUNDS) throw new BlobKeyError(`${what} ${quoted(value)} is percent-encoded too many times`);
     const problem = structuralProblem(decoded, allowTrailingSlash);
-    if (problem) throw new BlobKeyError(`${what} ${shown(value)} ${problem} once percent-decoded${round > 1 ? ` ${round} times` : ''}`);
+    if (problem) throw new BlobKeyError(`${what} ${quoted(value)} ${problem} once percent-decoded${round > 1 ? ` ${round} times` : ''}`);
     text = decoded;
   }
   if (value.split('/').some((segment) => segment.startsWith(TMP_SEGMENT_PREFIX))) {
-    throw new BlobKeyError(`${what} ${shown(value)} uses the reserved name ${TMP_SEGMENT_PREFIX}*`);
+    throw new BlobKeyError(`${what} ${quoted(value)} uses the reserved name ${TMP_SEGMENT_PREFIX}*`);
   }
   return value;
 }
@@ -101,7 +96,7 @@ export function checkBucket(bucket: unknown): string {
           : /^\d+\.\d+\.\d+\.\d+$/.test(bucket)
             ? 'must not look like an IP address'
             : null;
-  if (problem) throw new BlobKeyError(`bucket name ${shown(bucket)} ${problem}`);
+  if (problem) throw new BlobKeyError(`bucket name ${quoted(bucket)} ${problem}`);
   return bucket;
 }
 
@@ -110,7 +105,7 @@ export function checkContainer(container: unknown): string {
   checkBucket(container);
   const name = container as string;
   if (name.includes('.') || name.includes('--')) {
-    throw new BlobKeyError(`container name ${shown(name)} may hold only lowercase letters, digits and single hyphens`);
+    throw new BlobKeyError(`container name ${quoted(name)} may hold only lowercase letters, digits and single hyphens`);
   }
   return name;
 }

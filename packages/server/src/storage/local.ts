@@ -3,6 +3,7 @@ import { constants as fsConstants, type Dirent } from 'node:fs';
 import { copyFile, lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { quoted } from '../errors/quoted.js';
 import {
   BlobKeyError,
   BlobNotFoundError,
@@ -70,7 +71,8 @@ export class LocalBlobStore implements BlobStore {
 
   private bucketDir(bucket: string): string {
     const dir = path.resolve(this.root, checkBucket(bucket));
-    if (dir === this.root || !isPathInside(this.root, dir)) throw new BlobKeyError(`bucket name "${bucket}" leaves the storage directory`);
+    if (dir === this.root || !isPathInside(this.root, dir))
+      throw new BlobKeyError(`bucket name ${quoted(bucket)} leaves the storage directory`);
     return dir;
   }
 
@@ -78,7 +80,7 @@ export class LocalBlobStore implements BlobStore {
   private pathOf(bucket: string, key: string): string {
     const dir = this.bucketDir(bucket);
     const target = path.resolve(dir, ...key.split('/').filter(Boolean));
-    if (target === dir || !isPathInside(dir, target)) throw new BlobKeyError(`key "${key}" leaves its bucket`);
+    if (target === dir || !isPathInside(dir, target)) throw new BlobKeyError(`key ${quoted(key)} leaves its bucket`);
     return target;
   }
 
@@ -94,7 +96,7 @@ export class LocalBlobStore implements BlobStore {
       throw e;
     }
     const root = await realpath(this.root);
-    if (real === root || !isPathInside(root, real)) throw new BlobKeyError(`bucket "${bucket}" leads outside the storage directory`);
+    if (real === root || !isPathInside(root, real)) throw new BlobKeyError(`bucket ${quoted(bucket)} leads outside the storage directory`);
     return real;
   }
 
@@ -128,7 +130,7 @@ export class LocalBlobStore implements BlobStore {
     checkKey(key);
     const target = this.pathOf(bucket, key);
     const bucketReal = await this.realBucket(bucket);
-    const real = bucketReal && (await this.confined(target, bucketReal, `key "${key}"`));
+    const real = bucketReal && (await this.confined(target, bucketReal, `key ${quoted(key)}`));
     if (!real || !(await stat(real)).isFile()) throw new BlobNotFoundError(bucket, key);
     return real;
   }
@@ -137,7 +139,7 @@ export class LocalBlobStore implements BlobStore {
     checkKey(key);
     const target = this.pathOf(bucket, key);
     const bucketReal = await this.realBucket(bucket);
-    if (bucketReal) await this.confined(target, bucketReal, `key "${key}"`);
+    if (bucketReal) await this.confined(target, bucketReal, `key ${quoted(key)}`);
     return target;
   }
 
@@ -173,7 +175,7 @@ export class LocalBlobStore implements BlobStore {
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return { entries: [] };
     const dir = folder ? this.pathOf(bucket, folder) : this.bucketDir(bucket);
-    const dirReal = await this.confined(dir, bucketReal, `prefix "${folder}"`);
+    const dirReal = await this.confined(dir, bucketReal, `prefix ${quoted(folder)}`);
     if (!dirReal || !(await stat(dirReal)).isDirectory()) return { entries: [] };
 
     const found: Found[] = [];
@@ -271,16 +273,16 @@ export class LocalBlobStore implements BlobStore {
     const bucketReal = await this.requireBucket(bucket);
     const parent = path.dirname(target);
     for (let attempt = 1; ; attempt++) {
-      await this.confined(parent, bucketReal, `key "${key}"`);
+      await this.confined(parent, bucketReal, `key ${quoted(key)}`);
       await mkdir(parent, { recursive: true });
-      const parentReal = await this.confined(parent, bucketReal, `key "${key}"`);
+      const parentReal = await this.confined(parent, bucketReal, `key ${quoted(key)}`);
       if (!parentReal) {
         // Removed again meanwhile (an empty folder pruned by a concurrent delete): try again.
         if (attempt < 3) continue;
         throw new Error(`could not create the folder of key "${key}"`);
       }
       const existing = await lstat(path.join(parentReal, path.basename(target))).catch(() => null);
-      if (existing?.isDirectory()) throw new BlobKeyError(`key "${key}" is a folder in the local store`);
+      if (existing?.isDirectory()) throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
       const tmp = path.join(parentReal, `${TMP_SEGMENT_PREFIX}${randomBytes(8).toString('hex')}`);
       let size: number;
       try {
@@ -295,7 +297,7 @@ export class LocalBlobStore implements BlobStore {
       } catch (e) {
         await unlink(tmp).catch(() => undefined);
         if (['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) {
-          throw new BlobKeyError(`key "${key}" is a folder in the local store`);
+          throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
         }
         throw e;
       }
@@ -345,7 +347,7 @@ export class LocalBlobStore implements BlobStore {
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return;
     // The directory holding the key must really be inside the bucket; the key itself may be a link (it is removed, not its target).
-    const parentReal = await this.confined(path.dirname(target), bucketReal, `key "${key}"`);
+    const parentReal = await this.confined(path.dirname(target), bucketReal, `key ${quoted(key)}`);
     if (!parentReal) return;
     const entry = path.join(parentReal, path.basename(target));
     const st = await lstat(entry).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
@@ -360,7 +362,7 @@ export class LocalBlobStore implements BlobStore {
     const target = this.pathOf(bucket, folder);
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return 0;
-    const parentReal = await this.confined(path.dirname(target), bucketReal, `prefix "${folder}"`);
+    const parentReal = await this.confined(path.dirname(target), bucketReal, `prefix ${quoted(folder)}`);
     if (!parentReal) return 0;
     const entry = path.join(parentReal, path.basename(target));
     const st = await lstat(entry).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
@@ -386,7 +388,7 @@ export class LocalBlobStore implements BlobStore {
   async ensureBucket(bucket: string): Promise<void> {
     const dir = this.bucketDir(bucket);
     await mkdir(dir, { recursive: true });
-    if (!(await this.realBucket(bucket))) throw new BlobKeyError(`bucket "${bucket}" is not a directory in the local store`);
+    if (!(await this.realBucket(bucket))) throw new BlobKeyError(`bucket ${quoted(bucket)} is not a directory in the local store`);
   }
 }
 
