@@ -8,7 +8,7 @@ import { jobDataWorld, type JobDataWorld } from './job-data-world.js';
 
 // The File Explorer of a project through the Datasets helper, against a real server whose job wrote
 // real results; the requests each call makes are those of wire-api §2.6.
-describe('SDK Datasets: File Explorer navigation, changes and uploads', { timeout: 120_000 }, () => {
+describe('SDK Datasets: File Explorer navigation, changes and uploads', { timeout: 300_000 }, () => {
   let w: JobDataWorld;
   let ws: string;
   let jobId: string;

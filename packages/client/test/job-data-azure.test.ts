@@ -7,7 +7,7 @@ import { azureWorld, type AzureWorld } from './job-data-world.js';
 
 // The same operations on a server keeping its data in Azure Blob Storage (Azurite): the Azure
 // routes, and az:// URLs naming the storage account the server reports.
-describe('SDK job data and the File Explorer on Azure Blob Storage', { timeout: 120_000 }, () => {
+describe('SDK job data and the File Explorer on Azure Blob Storage', { timeout: 300_000 }, () => {
   let w: AzureWorld;
   let ws: string;
   let id: string;

@@ -18,7 +18,7 @@ const STATUS5 = 'status=ready&status=deleted&status=deleting&status=scheduledFor
 
 // A bash job really runs (scheduler, local executor) and writes a log and results; the deletion
 // worker really deletes. Every request goes through a recording proxy.
-describe('SDK job data: logs, results, work directory, deletion and related jobs', { timeout: 120_000 }, () => {
+describe('SDK job data: logs, results, work directory, deletion and related jobs', { timeout: 300_000 }, () => {
   let w: JobDataWorld;
   let ws: string;
   let id: string;

@@ -1,13 +1,16 @@
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
 import type { Config } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
+import { RequestLogController, requestSerializers } from './http/request-log.js';
+import { registerTextGuard } from './http/text-guard.js';
 import { adminHandlers } from './routes/admin.js';
 import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js';
 import { folderHandlers } from './routes/folders.js';
+import { registerHomePage } from './routes/home-page.js';
 import { jobDataHandlers } from './routes/job-data.js';
 import { jobHandlers } from './routes/jobs.js';
 import { projectHandlers } from './routes/projects.js';
@@ -31,21 +34,27 @@ export interface BuildDeps {
   blobs?: BlobStore;
   /** The deletion worker, woken when a deletion is scheduled (main.ts starts it). */
   deletionWorker?: { wake(): void };
+  /** An HTTP(S) server that is already listening (main.ts binds it first); default: Fastify's own. */
+  serverFactory?: FastifyServerFactory;
 }
 
 /** Builds the HTTP application on an open, migrated store. It never listens: main.ts does. */
 export async function buildApp(
   config: Config,
-  { store, logStream, scheduler, blobs, deletionWorker }: BuildDeps,
+  { store, logStream, scheduler, blobs, deletionWorker, serverFactory }: BuildDeps,
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       level: config.logLevel,
       // Credentials never reach a log line, whatever a serializer decides to include.
       redact: { paths: ['req.headers.apikey', 'req.headers.authorization', 'apikey', '*.apikey'], censor: '[redacted]' },
+      serializers: requestSerializers,
       ...(logStream && { stream: logStream }),
     },
-    ...(config.tlsCertFile && { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } }),
+    logController: new RequestLogController(),
+    ...(serverFactory
+      ? { serverFactory }
+      : config.tlsCertFile && { https: { cert: readFileSync(config.tlsCertFile), key: readFileSync(config.tlsKeyFile) } }),
     bodyLimit: BODY_LIMIT_BYTES,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
     frameworkErrors: frameworkErrorHandler,
@@ -64,7 +73,9 @@ export async function buildApp(
   };
   registerJsonBodyParser(app);
   registerUploadBodyParser(app);
+  registerTextGuard(app);
   registerErrorHandler(app);
+  registerHomePage(app, VERSION);
   registerRoutes(app, deps, {
     ...systemHandlers,
     ...userHandlers,

@@ -39,7 +39,13 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_LOG_LEVEL',
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
     default: 'info',
-    doc: 'Log level of the JSON log lines on stdout.',
+    doc: 'Level of the log lines on stdout; each HTTP request is logged at debug.',
+  },
+  logFormat: {
+    env: 'RUNYARD_LOG_FORMAT',
+    schema: Type.Union(['auto', 'json', 'pretty'].map((f) => Type.Literal(f))),
+    default: 'auto',
+    doc: 'Log lines: pretty (time, level, message), json (one JSON object a line), auto (pretty on a terminal, JSON otherwise).',
   },
   tlsCertFile: {
     env: 'RUNYARD_TLS_CERT_FILE',

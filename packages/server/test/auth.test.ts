@@ -21,7 +21,8 @@ describe('authentication (T6)', () => {
     return r;
   };
   before(async () => {
-    s = await startTestServer({ listen: true });
+    // At debug, every request is logged: the last test looks for keys in those lines.
+    s = await startTestServer({ listen: true, env: { RUNYARD_LOG_LEVEL: 'debug' } });
     bob = await s.newTenant('bob');
   });
   after(() => s.close());

@@ -1,15 +1,19 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshDatabaseUrl, usingPostgres } from '../../../test/support/database.js';
 import { running, startMain, stop } from '../../../test/support/server-process.js';
+import { selfSignedCertificate } from '../../../test/support/tls.js';
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
 describe('startup (node dist/main.js)', () => {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-main-'));
+  // Not there yet: the server creates it.
+  const dataDir = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-main-')), 'data');
   const env: Record<string, string> = { RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0' };
   let first: { url: string; workspaceId: string; apikey: string };
   before(async () => {
@@ -33,7 +37,12 @@ describe('startup (node dist/main.js)', () => {
       assert.deepEqual(Object.keys(saved).sort(), ['apikey', 'url', 'workspaceId']);
       assert.deepEqual(saved, first);
       assert.equal(statSync(file).mode & 0o777, 0o600);
-      if (!usingPostgres()) assert.ok(existsSync(path.join(dataDir, 'runyard.db')), 'SQLite database in the data directory');
+      assert.equal(statSync(dataDir).mode & 0o777, 0o700, "the data directory is its owner's only");
+      if (!usingPostgres()) {
+        const db = path.join(dataDir, 'runyard.db');
+        assert.ok(existsSync(db), 'SQLite database in the data directory');
+        for (const f of [db, `${db}-wal`]) assert.equal(statSync(f).mode & 0o777, 0o600, f);
+      }
 
       const me = await fetch(`${url}/api/v1/users/me`, { headers: { apikey } });
       assert.equal(me.status, 200);
@@ -44,7 +53,7 @@ describe('startup (node dist/main.js)', () => {
     } finally {
       assert.equal(await stop(p), 0, p.stderr());
     }
-    assert.match(p.stdout(), /"msg":"incoming request"/, 'the request log is on stdout');
+    assert.doesNotMatch(p.stdout(), /incoming request|request completed/, 'requests are logged at debug only');
     assert.equal(count(p.stdout(), first.apikey), 1, 'the key is printed once and never logged');
     assert.equal(count(p.stderr(), first.apikey), 0);
   });
@@ -73,5 +82,62 @@ describe('startup (node dist/main.js)', () => {
     assert.equal(code, 1);
     assert.match(p.stderr(), /RUNYARD_PORT/);
     assert.match(p.stderr(), /RUNYARD_LOG_LEVEL/);
+  });
+  it('a port in use: exit code 1, a message naming RUNYARD_PORT, and no data directory created', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as net.AddressInfo;
+    // The SQLite default, whose file lives in the data directory, whichever database the suite uses.
+    const fresh = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-busy-')), 'data');
+    try {
+      const p = startMain({ RUNYARD_DATA_DIR: fresh, RUNYARD_PORT: String(port) });
+      const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
+      const code = await p.exited;
+      clearTimeout(timer);
+      assert.equal(code, 1);
+      assert.match(p.stderr(), new RegExp(`Port ${port} is already in use on 127\\.0\\.0\\.1: .*RUNYARD_PORT`));
+      assert.doesNotMatch(p.stderr(), /EADDRINUSE|at .*\.js:\d+/, 'a sentence, not a stack');
+      assert.equal(existsSync(fresh), false, `created: ${existsSync(fresh) ? readdirSync(fresh).join(', ') : ''}`);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('on a pipe, JSON log lines; RUNYARD_LOG_FORMAT=pretty: one readable line each; Ctrl-C says it is stopping', async () => {
+    for (const format of ['auto', 'pretty']) {
+      const p = startMain({ ...env, RUNYARD_LOG_LEVEL: 'debug', RUNYARD_LOG_FORMAT: format });
+      const [, url] = await p.waitFor(/listening on (\S+)/);
+      await fetch(`${url}/api/runyard/health`);
+      await p.waitFor(/request completed/);
+      p.child.kill('SIGINT');
+      assert.equal(await p.exited, 0, p.stderr());
+      const logLines = p
+        .stdout()
+        .split('\n')
+        .filter((l) => /request completed/.test(l));
+      assert.equal(logLines.length, 1, p.stdout());
+      if (format === 'auto') {
+        assert.equal(JSON.parse(logLines[0]).url, '/api/runyard/health');
+      } else {
+        assert.match(logLines[0], /^\[\d\d:\d\d:\d\d\] DEBUG: request completed .*"url":"\/api\/runyard\/health"/);
+        assert.doesNotMatch(p.stdout(), /^\{/m, 'no JSON line');
+      }
+      assert.match(p.stdout(), /^Runyard is shutting down \(SIGINT\)/m);
+      assert.match(p.stdout(), /^Runyard stopped\.$/m);
+    }
+  });
+  it('with a certificate, the socket bound first speaks HTTPS', async () => {
+    const { certFile, keyFile } = selfSignedCertificate();
+    const p = startMain({ ...env, RUNYARD_TLS_CERT_FILE: certFile, RUNYARD_TLS_KEY_FILE: keyFile });
+    try {
+      const [, url] = await p.waitFor(/listening on (\S+)/);
+      assert.match(url, /^https:\/\/127\.0\.0\.1:\d+$/);
+      const status = await new Promise<number | undefined>((resolve, reject) =>
+        https.get(`${url}/api/runyard/health`, { ca: readFileSync(certFile) }, (r) => resolve(r.resume().statusCode)).on('error', reject),
+      );
+      assert.equal(status, 200);
+    } finally {
+      assert.equal(await stop(p), 0, p.stderr());
+    }
   });
 });

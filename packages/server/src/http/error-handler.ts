@@ -3,6 +3,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isoNow, type ErrorBody, type ErrorCode, ERROR_CODES } from '@runyard/contract';
 import { AppError } from '../errors/app-error.js';
+import { redactUrl } from './redact-url.js';
+import { quoted } from '../errors/quoted.js';
 
 interface AjvError {
   instancePath: string;
@@ -16,7 +18,7 @@ function validationMessage(context: string | undefined, errors: AjvError[]): str
   return errors
     .map((e) => {
       const field = [context, ...e.instancePath.split('/').filter(Boolean)].filter(Boolean).join('.');
-      if (e.keyword === 'additionalProperties') return `${field}: unknown key "${String(e.params.additionalProperty)}"`;
+      if (e.keyword === 'additionalProperties') return `${field}: unknown key ${quoted(e.params.additionalProperty)}`;
       if (e.keyword === 'required') return `${field ? field + '.' : ''}${String(e.params.missingProperty)} is required`;
       if (e.keyword === 'pattern' && e.params.pattern === '\\S') return `${field} must not be empty or only white space`;
       return `${field} ${e.message ?? 'is not valid'}`;
@@ -49,20 +51,24 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if ((error as FastifyError).statusCode && (error as FastifyError).statusCode! < 500) {
       out = body('BAD_REQUEST', error.message, (error as FastifyError).statusCode);
     } else {
-      request.log.error({ err: error }, 'unexpected error');
+      request.log.error({ err: error, method: request.method, url: redactUrl(request.url) }, 'unexpected error');
       out = body('INTERNAL_ERROR', ERROR_CODES.INTERNAL_ERROR.message);
     }
     void reply.status(out.statusCode).send(out);
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(body('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
+    void reply.status(404).send(body('ROUTE_NOT_FOUND', `No route ${request.method} ${quoted(request.url.split('?')[0])}.`));
   });
 }
 
-/** Errors Fastify raises before routing (a path that is not valid percent-encoding): same wire body. */
+/**
+ * Errors Fastify raises before routing (a path that is not valid percent-encoding): same wire body.
+ * Fastify's own message repeats the whole URL, query string (and any key in it) included.
+ */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 400;
-  void reply.status(status).send(body('BAD_REQUEST', error.message, status));
+  const message = error.code === 'FST_ERR_BAD_URL' ? 'The URL path is not valid percent-encoded UTF-8.' : error.message;
+  void reply.status(status).send(body('BAD_REQUEST', message, status));
 }
 
 /** Requests Node's HTTP parser refuses (bad framing, oversized headers) get the wire body too. */

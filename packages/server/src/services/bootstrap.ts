@@ -1,7 +1,8 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { makePrivateDir } from '../store/private-files.js';
 import type { Database } from '../store/schema.js';
 import { createApiKey } from './api-keys.js';
 import { createUser } from './users.js';
@@ -33,7 +34,7 @@ export async function createInitialAdmin(db: Kysely<Database>): Promise<InitialA
 
 /** Writes `<dataDir>/initial-admin.json`, readable by its owner only. */
 export function writeInitialAdminFile(dataDir: string, url: string, admin: InitialAdmin): string {
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const file = path.join(dataDir, INITIAL_ADMIN_FILE);
   writeFileSync(file, JSON.stringify({ url, workspaceId: admin.workspaceId, apikey: admin.apikey }, null, 2) + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);

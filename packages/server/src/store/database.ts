@@ -1,8 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { makePrivateDatabaseFile, makePrivateDir } from './private-files.js';
 import type { Database } from './schema.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -24,7 +24,11 @@ export function openStore(url: string): Store {
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
   const file = url.replace(/^sqlite:/, '');
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') {
+    makePrivateDir(path.dirname(path.resolve(file)));
+    // SQLite would create it with the umask's mode (644): it holds every key's hash and all job data.
+    makePrivateDatabaseFile(file);
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   // Acknowledged means durable: every commit is fsynced before the reply.

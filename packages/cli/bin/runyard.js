@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `runyard` command. npm links bins when it installs, before the root "prepare" script builds
+// dist/: a bin pointing into dist/ would not be linked on a fresh clone. This file is committed,
+// so the link always exists, and it loads the build.
+import { existsSync } from 'node:fs';
+
+const main = new URL('../dist/main.js', import.meta.url);
+if (!existsSync(main)) {
+  process.stderr.write('runyard is not built yet (packages/cli/dist/main.js is missing): run `npm run build` in the Runyard checkout.\n');
+  process.exit(1);
+}
+await import(main.href);
