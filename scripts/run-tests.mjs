@@ -37,4 +37,6 @@ const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test
   stdio: 'inherit',
   cwd: root,
 });
+// A runner killed by a signal prints no summary: say which signal, so the cause can be found.
+if (result.signal) console.error(`the test runner was killed by ${result.signal}`);
 process.exit(result.status ?? 1);
