@@ -8,6 +8,7 @@ import { helpCommand } from './commands/help.js';
 import { jobNoun } from './commands/job/index.js';
 import { projectNoun } from './commands/project/index.js';
 import { queueNoun } from './commands/queue/index.js';
+import { instanceTypesNoun } from './commands/instance-types/index.js';
 import { serverNoun } from './commands/server/index.js';
 import { storageNoun } from './commands/storage/index.js';
 import { workflowNoun } from './commands/workflow/index.js';
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(jobNoun(ctx))
     .addCommand(bashNoun(ctx))
     .addCommand(queueNoun(ctx))
+    .addCommand(instanceTypesNoun(ctx))
     .addCommand(datasetsNoun(ctx))
     .addCommand(storageNoun(ctx))
     .addCommand(adminNoun(ctx))

@@ -22,12 +22,11 @@ describe('runyard bash job', { timeout: 300_000 }, () => {
   const bash = ['bash', 'job', '--project-name', 'demo', '--workflow-name', 'ubuntu'];
 
   it('--wait-completion runs the command to completion: exit 0, the id on stdout, the link and progress on stderr', async () => {
-    const scratch = tempDir('runyard-bash-');
-    const out = path.join(scratch, 'out.txt');
     const r = await run([
       ...bash,
       '--command',
-      `printf '%s|%s\\n' "$RUNYARD_PARAM_GREETING" "$*" > '${out}'; true`,
+      // Into its results folder: a sandboxed task writes nowhere else.
+      `printf '%s|%s\\n' "$RUNYARD_PARAM_GREETING" "$*" > "$RUNYARD_RESULTS_DIR/out.txt"; true`,
       '-p',
       '--greeting=hello; rm -rf /',
       '--job-name',
@@ -47,6 +46,7 @@ describe('runyard bash job', { timeout: 300_000 }, () => {
     for (const line of lines.slice(1, -1))
       assert.match(line, new RegExp(`^Job ${id}: (queued|scheduled|initializing|running|completed) \\(\\d+s\\)$`));
     // The parameter reached the command as a variable and as arguments, never as shell text.
+    const out = path.join(w.s.config.dataDir, 'storage', `runyard-${w.ws}`, w.ws, 'jobs', id, 'results', 'out.txt');
     assert.equal(readFileSync(out, 'utf8'), 'hello; rm -rf /|--greeting hello; rm -rf /\n');
     const job = await w.client.getJobStatus(id, w.ws);
     assert.equal(job.status, 'completed');

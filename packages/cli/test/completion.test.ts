@@ -20,6 +20,7 @@ const JOB_SUBCOMMANDS = [
   'results',
   'workdir',
   'related',
+  'cost',
 ];
 
 /** The script `runyard completion <shell>` prints, saved to a file. */

@@ -1,4 +1,4 @@
-import type { BranchesReply, JobQueue, Project, UserMe, Workflow } from '@runyard/contract';
+import type { BranchesReply, InstanceTypeListReply, JobCostsReply, JobQueue, Project, UserMe, Workflow } from '@runyard/contract';
 import { AdminClient } from './admin.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
@@ -8,6 +8,8 @@ import * as workflows from './workflows.js';
 import { abortJob } from './jobs-api/abort.js';
 import { archiveJobs, checkJobsArchiveStatus, unarchiveJobs, type ArchiveStatusCheck } from './jobs-api/archive.js';
 import { cloneOrResumeJob, type CloneOrResumeOptions } from './jobs-api/clone.js';
+import { getJobCosts, type JobCostsOptions } from './jobs-api/costs.js';
+import { getInstanceTypes } from './instance-types.js';
 import { JobHandle } from './jobs-api/job-handle.js';
 import { getJobList, type JobListOptions, type JobListResult } from './jobs-api/job-list.js';
 import { getFieldFromJobsEndpoint, getJobRequestPayload, getJobStatus } from './jobs-api/job-read.js';
@@ -207,6 +209,16 @@ export class RunyardClient {
 
   getJobQueues(workspaceId: string, options?: JobQueueListOptions): Promise<JobQueue[]> {
     return getJobQueues(this.transport, workspaceId, options);
+  }
+
+  /** get_job_costs: what a job cost, its master instance and workers (paged), in dollars. */
+  getJobCosts(jobId: string, workspaceId: string, options?: JobCostsOptions): Promise<JobCostsReply> {
+    return getJobCosts(this.transport, jobId, workspaceId, options);
+  }
+
+  /** The instance types of the server's catalogue, with their size and hourly price. */
+  getInstanceTypes(workspaceId: string): Promise<InstanceTypeListReply> {
+    return getInstanceTypes(this.transport, workspaceId);
   }
 
   fetchJobQueueId(workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {

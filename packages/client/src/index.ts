@@ -110,3 +110,4 @@ export { Datasets, destinationOf, checkName, type Destination, type FoundItem } 
 export { pathSegments, splitParent, requireDataPath, ANALYSES_RESULTS, ANALYSES_RESULTS_ALIAS } from './datasets/paths.js';
 export { isFolder, kindOf, type ExplorerItem, type FolderContent, type ItemKind, type ParentKind } from './datasets/types.js';
 export { StreamUploader, type UploaderOptions } from './datasets/upload.js';
+export type { JobCostsOptions } from './jobs-api/costs.js';

@@ -121,7 +121,9 @@ describe('SDK job data: logs, results, work directory, deletion and related jobs
     assert.equal(r.name, 'results-job');
     assert.equal(r.user_name, 'Admin');
     assert.equal(typeof r.runTime, 'number');
-    assert.equal(r.computeCostSpent, 0);
+    // Its instance type's price for its run time, as on its job document.
+    assert.equal(r.computeCostSpent, doc.computeCostSpent);
+    assert.ok((r.computeCostSpent as number) > 0, String(r.computeCostSpent));
   });
 
   it('a job still running: no results yet; its work directory cannot be deleted (409 naming the job)', async () => {

@@ -11,3 +11,4 @@ export * from './schemas/admin.js';
 export * from './schemas/workflow.js';
 export * from './schemas/job.js';
 export * from './schemas/folder.js';
+export * from './schemas/costs.js';

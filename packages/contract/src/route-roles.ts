@@ -39,6 +39,8 @@ export const ROUTE_ROLES = {
   gitBranches: 'viewer',
   jobList: 'viewer',
   jobRequestPayload: 'viewer',
+  jobCosts: 'viewer',
+  instanceTypeList: 'viewer',
   queueList: 'viewer',
   systemQueueList: 'viewer',
   datasetList: 'viewer',

@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
+import * as costs from './schemas/costs.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
 import * as job from './schemas/job.js';
@@ -386,6 +387,29 @@ export const ROUTES = {
     status: 200,
     params: job.JobIdParams,
     querystring: TeamIdQuery,
+  }),
+  jobCosts: route({
+    method: 'GET',
+    path: '/api/v1/jobs/:id/costs/compute',
+    summary: 'What a job cost: its master instance and its workers (paged), in dollars',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    params: job.JobIdParams,
+    querystring: costs.JobCostsQuery,
+    response: costs.JobCostsReply,
+  }),
+  instanceTypeList: route({
+    method: 'GET',
+    path: '/api/runyard/instance-types',
+    summary: 'The instance types jobs may ask for, with their size and hourly price',
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    querystring: TeamIdQuery,
+    response: costs.InstanceTypeListReply,
   }),
   jobAbort: route({
     method: 'PUT',

@@ -8,6 +8,7 @@ import { registerRoutes } from './http/register-routes.js';
 import { RequestLogController, requestSerializers } from './http/request-log.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { adminHandlers } from './routes/admin.js';
+import { costHandlers } from './routes/costs.js';
 import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js';
 import { folderHandlers } from './routes/folders.js';
 import { registerHomePage } from './routes/home-page.js';
@@ -87,6 +88,7 @@ export async function buildApp(
     ...folderHandlers,
     ...storageBrowseHandlers,
     ...jobDataHandlers,
+    ...costHandlers,
   });
   return app;
 }

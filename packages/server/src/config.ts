@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { readInstanceTypesFile } from './instance-types/load.js';
 
 /**
  * The whole server configuration: one schema, read once at start from RUNYARD_* environment
@@ -94,7 +95,13 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_CPU_HOUR_COST_CENTS',
     schema: Type.Number({ minimum: 0 }),
     default: 0,
-    doc: 'Compute cost model: cents charged per requested CPU per hour of run time.',
+    doc: "Price override: above 0, a job costs this many cents per requested CPU per hour of run time, instead of its instance type's hourly price.",
+  },
+  instanceTypesFile: {
+    env: 'RUNYARD_INSTANCE_TYPES',
+    schema: Type.String(),
+    default: '',
+    doc: 'Path of a JSON file of instance types (name, vcpus, memoryGiB, pricePerHourUsd, priceDate): an array extends the built-in catalogue (an entry with a built-in name replaces it); `{"replaceBuiltIn": true, "instanceTypes": [...]}` replaces it. Empty: the built-in catalogue.',
   },
   taskPath: {
     env: 'RUNYARD_TASK_PATH',
@@ -107,6 +114,18 @@ export const CONFIG_KEYS = {
     schema: Type.Union(['', 'docker', 'podman'].map((r) => Type.Literal(r))),
     default: '',
     doc: 'Container runtime for container (bash) jobs, docker or podman, when it is on the task PATH. Empty: jobs run on the host.',
+  },
+  sandbox: {
+    env: 'RUNYARD_SANDBOX',
+    schema: Type.Union([Type.Literal('bwrap'), Type.Literal('none')]),
+    default: 'bwrap',
+    doc: "How job tasks are confined: bwrap (bubblewrap: the task sees a read-only system and its own directories, in namespaces of its own, as user nobody; the server refuses to start when bwrap is missing) or none (tasks run as the server's user and see all it sees; a warning at every start and a line in each job's log say so).",
+  },
+  taskNetwork: {
+    env: 'RUNYARD_TASK_NETWORK',
+    schema: Type.Union([Type.Literal('host'), Type.Literal('none')]),
+    default: 'host',
+    doc: "Network of sandboxed job tasks: host (the host's network; pipelines fetch containers and references) or none (only a loopback of their own).",
   },
   nextflowBin: {
     env: 'RUNYARD_NEXTFLOW_BIN',
@@ -257,6 +276,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     problems.push('RUNYARD_TLS_CERT_FILE and RUNYARD_TLS_KEY_FILE must be given together');
   }
   problems.push(...storageProblems(out));
+  if (typeof out.instanceTypesFile === 'string' && out.instanceTypesFile) {
+    try {
+      readInstanceTypesFile(out.instanceTypesFile);
+    } catch (e) {
+      problems.push((e as Error).message);
+    }
+  }
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   // Tasks get an explicit environment; their PATH defaults to the server's own.

@@ -12,6 +12,8 @@ import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.
 import { openStore, type Store } from './store/database.js';
 import { makePrivateDir } from './store/private-files.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { createExecutors } from './executors/registry.js';
+import { UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
 import { DeletionWorker } from './services/deletion-worker.js';
 import { createBlobStore } from './storage/registry.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -38,6 +40,8 @@ function urlOf(config: Config, server: Server): string {
  */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = console.log): Promise<RunningServer> {
   const config = loadConfig(env);
+  // Before anything else: without the configured sandbox the server does not start at all.
+  const executors = createExecutors(config);
   const bound = await bindServer(config);
   let store: Store | undefined;
   try {
@@ -45,7 +49,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     store = openStore(databaseUrlOf(config));
     await migrateToLatest(store.db);
     const blobs = createBlobStore(config);
-    const scheduler = new Scheduler({ store, config, blobs });
+    const scheduler = new Scheduler({ store, config, blobs, executors });
     const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
     const logStream = logStreamFor(chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
     const app = await buildApp(config, { store, scheduler, blobs, deletionWorker, logStream, serverFactory: bound.serverFactory });
@@ -53,6 +57,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     bound.serve();
     const url = urlOf(config, bound.server);
     out(`Runyard ${VERSION} is listening on ${url} (database: ${store.kind})`);
+    if (config.sandbox === 'none') out(UNCONFINED_WARNING);
     const admin = await createInitialAdmin(store.db);
     if (admin) {
       const file = writeInitialAdminFile(config.dataDir, url, admin);

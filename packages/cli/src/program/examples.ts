@@ -84,6 +84,10 @@ export const EXAMPLES: Record<string, Example[]> = {
     ex('whether its deletion is done', `job workdir --job-id ${JOB} --status`),
   ],
   'job related': [ex('the jobs sharing its working directory', `job related --job-id ${JOB}`)],
+  'job cost': [
+    ex('what a job cost: its instance type, hourly price and total, in dollars', `job cost --job-id ${JOB}`),
+    ex('the same as JSON, written to costs.json', `job cost --job-id ${JOB} --output-format json --output-basename costs`),
+  ],
   bash: [
     ex('run a command in the container workflow "ubuntu"', "bash job --project-name demo --workflow-name ubuntu --command 'uname -a'"),
   ],
@@ -96,6 +100,8 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
   queue: [ex('the job queues of the workspace', 'queue list')],
   'queue list': [ex('the job queues of the workspace', 'queue list')],
+  'instance-types': [ex('the instance types jobs may ask for, with their price', 'instance-types list')],
+  'instance-types list': [ex('the instance types jobs may ask for, as CSV', 'instance-types list --output-format csv')],
   'queue create': [ex('a queue that runs two jobs at a time', 'queue create --name small --concurrency 2')],
   datasets: [ex('what is in Data', 'datasets ls Data --project-name demo')],
   'datasets ls': [

@@ -25,7 +25,8 @@ export interface JobWorld {
 export async function jobWorld(): Promise<JobWorld> {
   const mirror = createGitMirror();
   const repo = mirror.create('acme/rnatoy', {
-    files: { 'main.nf': 'workflow {}\n', 'nextflow.config': '' },
+    // The profile job-run's test asks for: Nextflow refuses an undeclared one.
+    files: { 'main.nf': 'workflow {}\n', 'nextflow.config': 'profiles {\n  test { params.small = true }\n}\n' },
     branches: { dev: { 'dev.txt': 'dev' } },
     tags: { 'v1.0': { message: 'release' } },
   });

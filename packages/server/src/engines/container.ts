@@ -4,7 +4,7 @@ import type { JobPaths } from '../scheduler/job-paths.js';
 import { ARGUMENTS_PROLOGUE, argumentsEnv } from './bash-arguments.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath } from './find-executable.js';
-import type { JobInputs } from './inputs.js';
+import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 

@@ -7,7 +7,7 @@ import { isResumedWorkDir, type JobPaths } from '../scheduler/job-paths.js';
 import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath, isExecutableFile } from './find-executable.js';
-import type { JobInputs } from './inputs.js';
+import type { JobInputs } from '../staging/inputs.js';
 import { nextflowParamValue } from './nextflow-param-value.js';
 import { taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
@@ -57,6 +57,18 @@ function mainScript(src: string, workflow: WorkflowRow): string {
   return file;
 }
 
+/** The job's trace file, the same for every attempt (the logs listing names it "Trace file"). */
+export function traceFileOf(paths: JobPaths): string {
+  return path.join(paths.logs, 'trace.txt');
+}
+
+/**
+ * The configuration Runyard adds to a run's (`nextflow -c`, over the pipeline's own): a re-run of
+ * a lost attempt writes the trace file again, which Nextflow 22.10+ refuses unless trace.overwrite
+ * is set (TraceHelper.newFileWriter); the option exists in earlier versions too.
+ */
+export const RUNYARD_NEXTFLOW_CONFIG = '// Written by Runyard for this attempt.\ntrace.overwrite = true\n';
+
 /** Where a Nextflow job publishes its results unless it says otherwise: `results/` in its results folder (the public client looks for a directory named results). */
 export function defaultOutdir(paths: JobPaths): string {
   return path.join(paths.results, 'results');
@@ -67,8 +79,9 @@ export function defaultOutdir(paths: JobPaths): string {
  * written to a params file (never to the command line): those of its parametersFile, then its
  * own parameters over them, with staged inputs as paths (a glob as `<directory>/<pattern>`, which
  * Nextflow expands), and outdir by default in its results folder. `nextflow run` starts in the
- * job's work directory with -work-dir, -with-trace, -name, the profile and NXF_VER; a resumed job
- * runs in its parent's work directory with -resume.
+ * job's work directory with Runyard's config (-c), -work-dir, -with-trace, -name, the profile and
+ * NXF_VER; a resumed job runs in its parent's work directory with -resume, which resumes the last
+ * session of that directory's history.
  */
 export const nextflowEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
@@ -81,8 +94,11 @@ export const nextflowEngine: Engine = {
     const paramsFile = path.join(paths.control, `params-${job.attempt}.json`);
     await mkdir(paths.control, { recursive: true });
     await writeFile(paramsFile, JSON.stringify(params, null, 2), { mode: 0o600 });
-    const argv = [bin, '-log', path.join(paths.logs, '.nextflow.log'), 'run', mainScript(src, workflow), '-params-file', paramsFile];
-    argv.push('-work-dir', paths.work, '-with-trace', path.join(paths.logs, 'trace.txt'), '-name', runNameOf(job));
+    // Nextflow 22.10+ refuses to overwrite a trace file: a later attempt writes the job's trace.txt again.
+    const runyardConfig = path.join(paths.control, `runyard-${job.attempt}.config`);
+    await writeFile(runyardConfig, RUNYARD_NEXTFLOW_CONFIG, { mode: 0o600 });
+    const argv = [bin, '-log', path.join(paths.logs, '.nextflow.log'), '-c', runyardConfig, 'run', mainScript(src, workflow)];
+    argv.push('-params-file', paramsFile, '-work-dir', paths.work, '-with-trace', traceFileOf(paths), '-name', runNameOf(job));
     if (job.profile) argv.push('-profile', job.profile);
     // A resumed job picks up its parent's work; a re-run of a lost attempt the work the previous attempt finished.
     if (isResumedWorkDir(paths) || (job.resumable && job.attempt > 1)) argv.push('-resume');

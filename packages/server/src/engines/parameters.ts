@@ -1,6 +1,6 @@
 import { EngineError } from './engine.js';
-import type { StoredParameter } from './input-refs.js';
-import type { JobInputs } from './inputs.js';
+import type { StoredParameter } from '../staging/input-refs.js';
+import type { JobInputs } from '../staging/inputs.js';
 
 /** A job parameter as the task sees it. */
 export interface TaskParameter {
@@ -16,7 +16,7 @@ export interface TaskParameter {
 
 /**
  * The parameters a task gets, from the job's stored wire parameters: text values, and the
- * staged inputs (engines/inputs.ts) of data items and glob patterns; a glob pattern without a
+ * staged inputs (staging/inputs.ts) of data items and glob patterns; a glob pattern without a
  * folder is passed as its text. Other kinds (array columns) are answered in `skipped`, for the job's log.
  */
 export function taskParameters(parametersJson: string, inputs?: JobInputs): { parameters: TaskParameter[]; skipped: string[] } {

@@ -10,6 +10,10 @@ export interface TaskSpec {
   cwd: string;
   /** stdout and stderr of the task are appended here as they come. */
   logFile: string;
+  /** Directories the task writes besides cwd (its results, logs); a sandbox hides everything else. */
+  writable?: string[];
+  /** Files and directories the task reads but never writes (its staged inputs, sources). */
+  readable?: string[];
   /** Lines written to the log file before the task starts (e.g. "this job runs on the host"). */
   preamble?: string[];
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
+import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
 
 /** Resolves with promise, or rejects as soon as signal aborts. */
@@ -36,24 +37,29 @@ export function isLocalId(id: ExternalId | null): id is LocalId {
  * process group of its own, with stdout and stderr appended straight to its log file through
  * inherited descriptors (nothing passes through this process, so memory stays flat and the log
  * survives a server crash). The wrapper records pid and exit code in the attempt's control
- * directory, so a later server process can reattach to the task or settle it.
+ * directory, so a later server process can reattach to the task or settle it. The wrapper runs
+ * the task through the sandbox (sandbox/), confined to its own directories.
  */
 export class LocalExecutor implements Executor {
   readonly backend = 'local';
   /** Tasks launched by this process: their exit is an event, not something to poll for. */
   private readonly children = new Map<number, { child: ChildProcess; ended: Promise<void> }>();
 
-  constructor(private readonly pollMs = 200) {}
+  constructor(
+    private readonly pollMs = 200,
+    private readonly sandbox: Sandbox = defaultSandbox(),
+  ) {}
 
   async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
     mkdirSync(control.dir, { recursive: true });
     mkdirSync(path.dirname(task.logFile), { recursive: true });
-    mkdirSync(task.cwd, { recursive: true });
+    for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
     const log = openSync(task.logFile, 'a', 0o644);
     let child: ChildProcess;
     try {
-      for (const line of task.preamble ?? []) writeSync(log, `${line}\n`);
-      const [program, ...args] = wrapperArgv(control, task.argv);
+      const preamble = this.sandbox.note ? [this.sandbox.note, ...(task.preamble ?? [])] : (task.preamble ?? []);
+      for (const line of preamble) writeSync(log, `${line}\n`);
+      const [program, ...args] = wrapperArgv(control, this.sandbox.argv(task));
       child = spawn(program, args, {
         cwd: task.cwd,
         env: task.env,

@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
-import { stageInputs } from '../engines/inputs.js';
+import { stageInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
 import { concludeAttempt, settle } from './settle.js';
 
@@ -123,10 +124,16 @@ export class AttemptRunner {
     for (const dir of [this.paths.work, this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
     // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
     await pullWorkDir(this.ctx, this.paths);
-    const inputs = await stageInputs({ db, blobs }, job, this.paths);
+    const inputs = await stageInputs({ db, blobs }, job, this.paths.inputs);
     const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, config, inputs);
+    // All a sandboxed task sees of the data directory: its own directories, and read-only its control
+    // directory (sources, params file, staged inputs) and the files of the store it reads.
+    task.writable = [this.paths.work, this.paths.logs, this.paths.results, ...(task.writable ?? [])];
+    task.readable = [this.paths.control, ...inputs.readPaths, ...(task.readable ?? [])];
     if (job.attempt > 1)
       task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
+    // Said once, by the first attempt.
+    else task.preamble = [...ignoredOptionNotes(job), ...(task.preamble ?? [])];
     return task;
   }
 

@@ -1,13 +1,34 @@
 import type { Config } from '../config.js';
+import { DEFAULT_INSTANCE_TYPE } from '../instance-types/catalogue.js';
+import { instanceTypes } from '../instance-types/load.js';
+
+/** What the cost of a job depends on. */
+export interface CostedJob {
+  instance_type: string | null;
+  resource_cpu: number;
+  start_time: string | null;
+}
 
 /**
- * The compute cost model: requested CPUs x hours between start and end x the configured price
- * of a CPU-hour (RUNYARD_CPU_HOUR_COST_CENTS, default 0). Cents, rounded to 1/10,000 of a cent.
+ * The price of an hour of the job, in cents: its instance type's hourly on-demand price (a job
+ * without one, or with a type the catalogue lacks, is priced as the default type, c5.xlarge), or,
+ * when the operator sets RUNYARD_CPU_HOUR_COST_CENTS, requested CPUs x that price.
  */
-export function computeCostCents(config: Config, cpus: number, startIso: string | null, endMs: number): number {
-  if (!startIso || !config.cpuHourCostCents) return 0;
-  const hours = Math.max(0, endMs - Date.parse(startIso)) / 3_600_000;
-  return Math.round(Math.max(1, cpus) * hours * config.cpuHourCostCents * 10_000) / 10_000;
+export function hourlyPriceCents(config: Config, job: Pick<CostedJob, 'instance_type' | 'resource_cpu'>): number {
+  if (config.cpuHourCostCents) return Math.max(1, job.resource_cpu) * config.cpuHourCostCents;
+  const catalogue = instanceTypes(config);
+  const type = (job.instance_type && catalogue.get(job.instance_type)) || catalogue.get(DEFAULT_INSTANCE_TYPE);
+  return (type?.pricePerHourUsd ?? 0) * 100;
+}
+
+/**
+ * The compute cost in cents: the hourly price x the task's wall time from start to `endMs`, billed
+ * per second (to the millisecond), rounded to 1/10,000 of a cent. Nothing before the job starts.
+ */
+export function computeCostCents(config: Config, job: CostedJob, endMs: number): number {
+  if (!job.start_time) return 0;
+  const hours = Math.max(0, endMs - Date.parse(job.start_time)) / 3_600_000;
+  return Math.round(hours * hourlyPriceCents(config, job) * 10_000) / 10_000;
 }
 
 /** cost_limit is in dollars; -1 (any negative) means no limit. */

@@ -2,11 +2,10 @@ import path from 'node:path';
 import { BlobKeyError, type BlobStore } from '../storage/blob-store.js';
 import { checkBucket, checkKey } from '../storage/keys.js';
 import { isPathInside } from '../storage/local.js';
+import { defaultBucketOf } from '../storage/storage-deps.js';
 
-/** The default bucket (container) of a workspace, in whichever blob store the server uses. */
-export function defaultBucketOf(workspaceId: string): string {
-  return `runyard-${workspaceId}`;
-}
+// Kept with the storage rules, below staging; re-exported for the services that name job folders.
+export { defaultBucketOf };
 
 export interface JobPaths {
   bucket: string;

@@ -1,6 +1,6 @@
 import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
-import { pullDir, pushDir } from './blob-sync.js';
+import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { SchedulerContext } from './context.js';
 import { ACTIVE_STATUSES } from './job-state.js';
 import { scratchRoot, taskPaths, type JobPaths } from './job-paths.js';

@@ -62,7 +62,7 @@ export class Scheduler {
       kind: options.store.kind,
       config: options.config,
       owner: this.id,
-      executors: options.executors ?? createExecutors(),
+      executors: options.executors ?? createExecutors(options.config),
       engineFor: options.engineFor ?? engineFor,
       blobs: options.blobs ?? createBlobStore(options.config),
       log: SILENT_LOG,

@@ -18,7 +18,7 @@ export type Outcome =
 export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
   const row = await ctx.db
     .selectFrom('jobs')
-    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix', 'resource_cpu', 'start_time', 'abort_force'])
+    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix', 'instance_type', 'resource_cpu', 'start_time', 'abort_force'])
     .where('id', '=', ref.id)
     .executeTakeFirst();
   if (!row) return false;
@@ -36,7 +36,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
   }
   const settled = await moveJob(ctx.db, ref, outcome.status, {
     end_time: new Date(end).toISOString(),
-    compute_cost_cents: computeCostCents(ctx.config, row.resource_cpu, row.start_time, end),
+    compute_cost_cents: computeCostCents(ctx.config, row, end),
     lease_owner: null,
     lease_expires_at: null,
     ...(outcome.status === 'completed' && { exit_code: 0 }),

@@ -13,14 +13,13 @@ export function abortRequests(ctx: SchedulerContext) {
 }
 
 /**
- * Updates the running cost of this scheduler's running jobs and moves those past their
- * computeCostLimit to aborting, with a message saying why. Answers their ids.
+ * Updates the running cost of this scheduler's running jobs (every pass, RUNYARD_SCHEDULER_POLL_MS)
+ * and moves those past their computeCostLimit to aborting, with a message saying why. Answers their ids.
  */
 export async function enforceCostLimits(ctx: SchedulerContext): Promise<string[]> {
-  if (!ctx.config.cpuHourCostCents) return [];
   const rows = await ctx.db
     .selectFrom('jobs')
-    .select(['id', 'attempt', 'resource_cpu', 'start_time', 'cost_limit'])
+    .select(['id', 'attempt', 'instance_type', 'resource_cpu', 'start_time', 'cost_limit'])
     .where('lease_owner', '=', ctx.owner)
     .where('status', '=', 'running')
     .execute();
@@ -28,9 +27,9 @@ export async function enforceCostLimits(ctx: SchedulerContext): Promise<string[]
   const now = Date.now();
   for (const row of rows) {
     const ref = { id: row.id, attempt: row.attempt, owner: ctx.owner };
-    const cost = computeCostCents(ctx.config, row.resource_cpu, row.start_time, now);
+    const cost = computeCostCents(ctx.config, row, now);
     if (costLimitExceeded(cost, row.cost_limit)) {
-      const message = `The job was aborted: its compute cost (${(cost / 100).toFixed(2)} USD) passed its limit of ${row.cost_limit} USD.`;
+      const message = `The job was aborted: its compute cost (${(cost / 100).toFixed(4)} USD) passed its cost limit of ${row.cost_limit} USD.`;
       if (await moveJob(ctx.db, ref, 'aborting', { compute_cost_cents: cost, status_message: message, abort_force: 0 }, ['running']))
         exceeded.push(row.id);
     } else {

@@ -10,10 +10,11 @@ import {
   type FolderItem,
   type ItemStatus,
 } from '@runyard/contract';
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import type { Database, DatasetTable, FileTable, FolderTable } from '../store/schema.js';
+import type { DatasetRow, FileRow, FolderRow } from '../store/rows.js';
+import type { Database } from '../store/schema.js';
 
 /**
  * The File Explorer's model: datasets, folders and files of a workspace, their wire form, and
@@ -21,9 +22,7 @@ import type { Database, DatasetTable, FileTable, FolderTable } from '../store/sc
  * workspace: another workspace's item is not found, the same as one that does not exist.
  */
 
-export type DatasetRow = Selectable<DatasetTable>;
-export type FolderRow = Selectable<FolderTable>;
-export type FileRow = Selectable<FileTable>;
+export type { DatasetRow, FileRow, FolderRow };
 
 /** What a listing shows when no `status` is asked for: everything but what is gone. */
 export const DEFAULT_STATUSES: readonly ItemStatus[] = ITEM_STATUSES.filter((s) => s !== 'deleted');

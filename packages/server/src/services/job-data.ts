@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
+import type { StorageKind } from '../storage/storage-deps.js';
 import type { Database, JobTable } from '../store/schema.js';
 import type { Context } from './context.js';
 import { datasetOfKind, type FolderRow, type UserInfo } from './data-items.js';
@@ -26,11 +27,7 @@ import { requireJobOwnerOrAdmin } from './roles.js';
 /** Job statuses in which a job may still read or write its work directory. */
 export const ACTIVE_JOB_STATUSES = JOB_STATUSES.filter((s) => !TERMINAL_JOB_STATUSES.includes(s));
 
-/** How the workspace's storage is addressed: the folder type of job folders, and the Azure account. */
-export interface StorageKind {
-  kind: 'local' | 's3' | 'azure';
-  azureAccount: string | null;
-}
+export type { StorageKind };
 
 /** The storage kind and Azure account the configuration chooses (the same the blob store is built from). */
 export function storageKindOf(config: Config): StorageKind {
@@ -51,7 +48,8 @@ export interface JobFolderColumns {
 
 /**
  * Locks and returns the work folder a job resumes from (`resumeWorkDir`): a work directory of a
- * job of this workspace, the caller's own unless an admin's, that is not being deleted. Inside the submission's transaction, so a
+ * job of this workspace, the caller's own unless an admin's, that is not being deleted and that no
+ * unfinished job uses (409 FOLDER_IN_USE, naming the job). Inside the submission's transaction, so a
  * deletion either sees the new job or the submission sees the deletion.
  */
 export async function lockResumeFolder(tx: Kysely<Database>, ctx: Context, folderId: string): Promise<FolderRow> {
@@ -74,6 +72,14 @@ export async function lockResumeFolder(tx: Kysely<Database>, ctx: Context, folde
     .executeTakeFirst();
   if (Number(locked.numUpdatedRows) === 0)
     throw new AppError('DELETION_CONFLICT', `resumeWorkDir: the work directory ${quoted(folderId)} is ${folder.status}.`);
+  // One run at a time in a work directory (Nextflow itself refuses a second run of a session whose
+  // lock is held). After the lock, so that of two submissions resuming it the second sees the first.
+  const user = await activeJobUsing(tx, ctx.workspaceId, folderId);
+  if (user)
+    throw new AppError(
+      'FOLDER_IN_USE',
+      `resumeWorkDir: the work directory ${quoted(folder.name)} is in use by job ${user.id} (${quoted(user.name)}), which is ${user.status}; resume from it once that job has finished.`,
+    );
   return folder;
 }
 

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, JobTable, QueueTable } from '../store/schema.js';
 import { jobPaths } from '../scheduler/job-paths.js';
+import { usesFusionFileSystem } from '../scheduler/job-options.js';
 import { jobFolderInfo, jobFolderKeys, type JobFolderInfo } from './job-data.js';
 import { parameterExpander } from './job-parameter-items.js';
 import { queueToWire } from './queues.js';
@@ -123,7 +124,7 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     realInstancesExecutionCost: costCents,
     computeCostLimit: job.cost_limit,
     execution: { computeCostLimit: job.cost_limit },
-    usesFusionFileSystem: false,
+    usesFusionFileSystem: usesFusionFileSystem(job),
     ...(!docker && { nextflowVersion: job.nextflow_version }),
     profile: job.profile,
     resumable: job.resumable === 1,

@@ -1,7 +1,7 @@
 import { isoNow, MODULE_GROUPS, newObjectId, type JobSubmitBody, type JobType } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import { checkJobInputs } from '../engines/input-refs.js';
+import { checkJobInputs } from '../staging/input-refs.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
@@ -109,8 +109,9 @@ export async function submitJob(
         command: body.command ?? null,
         resource_cpu: body.resourceRequirements?.cpu ?? 1,
         resource_ram: body.resourceRequirements?.ram ?? 4,
+        // The master instance wins: a clone overrides only it and keeps the parent's instanceType.
         instance_type:
-          body.instanceType ?? body.masterInstance?.requestedInstance?.type ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
+          body.masterInstance?.requestedInstance?.type ?? body.instanceType ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
         storage_size_gb: body.storageSizeInGb ?? 500,
         cost_limit: body.execution?.computeCostLimit ?? DEFAULT_COST_LIMIT_USD,
         resumable: body.resumable || workflowType === 'wdl' ? 1 : 0,

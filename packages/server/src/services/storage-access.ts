@@ -2,11 +2,15 @@ import type { BucketContentsQuery, ContainerContentsQuery } from '@runyard/contr
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import { defaultBucketOf } from '../scheduler/job-paths.js';
 import { BlobKeyError, type BlobEntry, type BlobStore } from '../storage/blob-store.js';
 import { checkBucket, checkContainer, checkKey } from '../storage/keys.js';
+import { storageDepsOf, type StorageDeps } from '../storage/storage-deps.js';
 import type { Database } from '../store/schema.js';
+import { canAccess, isInside } from '../staging/workspace-access.js';
 import type { Context } from './context.js';
+
+// Defined below services, so that staging checks the same rule; re-exported for the routes and the app.
+export { storageDepsOf, type StorageDeps };
 
 /**
  * Which storage a workspace may reach (T9): its own area `<ws>/` of its default bucket, and what
@@ -14,18 +18,6 @@ import type { Context } from './context.js';
  * included, is not found. Keys are checked by the blob store's rules (no `..`, no absolute path,
  * no control character, nothing hidden behind percent-encoding) before anything is looked up.
  */
-
-export interface StorageDeps {
-  blobs: BlobStore;
-  /** The Azure storage account, when the blob store is Azure. */
-  azureAccount: string | null;
-}
-
-/** The blob store with its Azure account, if any (for az:// URLs and the Azure wire keys). */
-export function storageDepsOf(blobs: BlobStore): StorageDeps {
-  const account = (blobs as { accountName?: unknown }).accountName;
-  return { blobs, azureAccount: blobs.kind === 'azure' && typeof account === 'string' ? account : null };
-}
 
 /** Most entries one storage listing returns (the public client does not page). */
 export const MAX_LIST_ENTRIES = 100_000;
@@ -45,36 +37,6 @@ export async function checkedPath(path: string | undefined): Promise<string> {
   if (path === undefined || path === '') return '';
   const trimmed = path.endsWith('/') ? path.slice(0, -1) : path;
   return blobCall(() => checkKey(trimmed));
-}
-
-const isInside = (key: string, folder: string) => key === folder || key.startsWith(`${folder}/`);
-
-/**
- * True when the workspace may read `key` (a folder path, or an object key when `object`) in `bucket`:
- * inside `<ws>/` of its default bucket (or the root of that bucket, listed filtered), or inside
- * one of its storage folders, or one of its files.
- */
-export async function canAccess(db: Kysely<Database>, workspaceId: string, bucket: string, key: string, object = false): Promise<boolean> {
-  if (bucket === defaultBucketOf(workspaceId) && (key === '' || isInside(key, workspaceId))) return true;
-  if (key === '') return false;
-  const folders = await db
-    .selectFrom('folders')
-    .select('storage_key')
-    .where('workspace_id', '=', workspaceId)
-    .where('bucket', '=', bucket)
-    .where('item_type', 'in', ['S3Folder', 'AzureBlobFolder'])
-    .where('status', '!=', 'deleted')
-    .execute();
-  if (folders.some((f) => f.storage_key && isInside(key, f.storage_key))) return true;
-  if (!object) return false;
-  const file = await db
-    .selectFrom('files')
-    .select('id')
-    .where('workspace_id', '=', workspaceId)
-    .where('bucket', '=', bucket)
-    .where('storage_key', '=', key)
-    .executeTakeFirst();
-  return Boolean(file);
 }
 
 export async function assertAccess(db: Kysely<Database>, workspaceId: string, bucket: string, key: string, object = false): Promise<void> {

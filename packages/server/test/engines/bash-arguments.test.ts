@@ -97,7 +97,8 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
     });
 
     it(`${name}: values round-trip exactly through "$@" and RUNYARD_PARAM_*, stay data, and leave no RUNYARD_ARG_* behind`, async () => {
-      const marker = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-mark-')), 'MARK');
+      // Relative: an injected `touch` would create it in the task's work directory, which a sandboxed task may write.
+      const marker = 'MARK';
       const values = [
         'line1\nline2',
         '\n',
@@ -139,7 +140,7 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
         [...env.keys()].filter((k) => k.startsWith('RUNYARD_ARG') || k.startsWith('_runyard')),
         [],
       );
-      assert.ok(!existsSync(marker), 'a marker file appeared');
+      assert.ok(!existsSync(path.join(task.cwd, marker)), 'a marker file appeared');
     });
   }
 

@@ -6,13 +6,13 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.js';
 import { EngineError } from '../../src/engines/engine.js';
-import { nextflowEngine } from '../../src/engines/nextflow.js';
+import { nextflowEngine, RUNYARD_NEXTFLOW_CONFIG } from '../../src/engines/nextflow.js';
 import { LocalExecutor } from '../../src/executors/local.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { FIXTURE_BIN } from '../scheduler/helpers.js';
 import { allCmdlines, cmdlinesHolding } from './cmdlines.js';
-import { jobRow, pathsFor, workflowRow } from './rows.js';
+import { confineAsTheAttemptRunner, jobRow, pathsFor, workflowRow } from './rows.js';
 
 describe('nextflow engine', { timeout: 300_000 }, () => {
   let mirror: GitMirror;
@@ -58,6 +58,8 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
       path.join(FIXTURE_BIN, 'nextflow'),
       '-log',
       path.join(paths.logs, '.nextflow.log'),
+      '-c',
+      path.join(paths.control, 'runyard-1.config'),
       'run',
       path.join(src, 'pipelines/main.nf'),
       '-params-file',
@@ -82,6 +84,9 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
       outdir: path.join(paths.results, 'results'),
     });
     assert.equal(statSync(paramsFile).mode & 0o777, 0o600);
+    // Runyard's config over the pipeline's: a later attempt may write the trace file again.
+    assert.equal(readFileSync(path.join(paths.control, 'runyard-1.config'), 'utf8'), RUNYARD_NEXTFLOW_CONFIG);
+    assert.match(RUNYARD_NEXTFLOW_CONFIG, /^trace\.overwrite = true$/m);
     assert.equal(task.env.NXF_VER, '22.10.8');
     assert.equal(task.env.HOME, paths.work);
     assert.equal(task.cwd, paths.work);
@@ -147,6 +152,7 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
       config,
     );
     assert.ok(!task.argv.join(' ').includes(secret));
+    confineAsTheAttemptRunner(task, paths);
     const control = { dir: paths.control, attempt: 1 };
     const executor = new LocalExecutor();
     const id = await executor.launch(task, control);

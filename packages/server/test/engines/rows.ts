@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { JobRow, WorkflowRow } from '../../src/engines/engine.js';
+import type { TaskSpec } from '../../src/executors/executor.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 
 /** Job and workflow rows as the scheduler reads them, without a database. */
@@ -91,4 +92,10 @@ export function workflowRow(values: Partial<WorkflowRow> = {}): WorkflowRow {
 
 export function pathsFor(dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-engine-'))): JobPaths {
   return jobPaths(dataDir, '65f0c0ffee0000000000beef', '65f0c0ffee0000000000abcd');
+}
+
+/** What the attempt runner lets a task write and read besides its cwd (see scheduler/attempt-runner.ts), for tests that launch a prepared task themselves. */
+export function confineAsTheAttemptRunner(task: TaskSpec, paths: JobPaths): void {
+  task.writable = [paths.work, paths.logs, paths.results, ...(task.writable ?? [])];
+  task.readable = [paths.control, ...(task.readable ?? [])];
 }

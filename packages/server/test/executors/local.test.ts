@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
 import { groupMembers, parseProcStat, readProcStat } from '../../src/executors/proc.js';
+import { groupRunning } from './group.js';
 import { exitFileOf, pidFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -119,7 +120,7 @@ describe('local executor', { timeout: 300_000 }, () => {
   it('a graceful kill sends SIGTERM to the whole group; the task may clean up', async () => {
     const { dir, control, log } = scratch();
     const id = (await executor.launch(bash('trap "echo got TERM; exit 0" TERM; sleep 30 & sleep 30 & wait', dir, log), control)) as LocalId;
-    await waitUntil('children', () => groupMembers(id.pid).length >= 3);
+    await waitUntil('children', () => groupRunning(id.pid, 'sleep') >= 2);
     const started = Date.now();
     // A grace period longer than any delay of a loaded machine: ending before it means SIGTERM did it.
     const graceMs = 30_000;
@@ -133,7 +134,7 @@ describe('local executor', { timeout: 300_000 }, () => {
   it('a graceful kill of a task ignoring SIGTERM ends with SIGKILL after the grace period; nothing of the group is left', async () => {
     const { dir, control, log } = scratch();
     const id = (await executor.launch(bash('trap "" TERM; sleep 30 & sleep 30', dir, log), control)) as LocalId;
-    await waitUntil('children', () => groupMembers(id.pid).length >= 3);
+    await waitUntil('children', () => groupRunning(id.pid, 'sleep') >= 2);
     const started = Date.now();
     await executor.kill(id, { force: false, graceMs: 500 });
     assert.ok(Date.now() - started >= 450, 'SIGKILL came before the grace period');
@@ -144,7 +145,7 @@ describe('local executor', { timeout: 300_000 }, () => {
   it('a forced kill ends the task and its children at once', async () => {
     const { dir, control, log } = scratch();
     const id = (await executor.launch(bash('sleep 30 & sleep 30 & wait', dir, log), control)) as LocalId;
-    await waitUntil('children', () => groupMembers(id.pid).length >= 3);
+    await waitUntil('children', () => groupRunning(id.pid, 'sleep') >= 2);
     const started = Date.now();
     const graceMs = 60_000;
     await executor.kill(id, { force: true, graceMs });

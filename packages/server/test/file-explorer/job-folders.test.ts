@@ -155,6 +155,40 @@ describe('datasets and the folders of jobs', () => {
     assertError(r, 404, 'FOLDER_NOT_FOUND');
   });
 
+  it('refuses to resume from a work directory an unfinished job uses (409 FOLDER_IN_USE naming the job), creating nothing', async () => {
+    const first = await w.job({ name: 'holder', resumable: true });
+    const workId = first.doc.workDirectory.folderId;
+    const resume = (name: string) =>
+      w.req('POST', `/api/v2/jobs?teamId=${w.ws}`, bashBody(w, { name, resumable: true, resumeWorkDir: workId }));
+    const count = async () =>
+      (
+        await w.s.store.db
+          .selectFrom('jobs')
+          .select((e) => e.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const before = Number(await count());
+    await w.setStatus(first.id, 'running');
+    const msg = assertError(await resume('too-early'), 409, 'FOLDER_IN_USE');
+    assert.match(
+      msg,
+      new RegExp(`is in use by job ${first.id} \\("holder"\\), which is running; resume from it once that job has finished\\.$`),
+    );
+    assert.equal(Number(await count()), before, 'no job was created');
+    await w.setStatus(first.id, 'failed');
+    const resumed = await w.job({ name: 'resumed', resumable: true, resumeWorkDir: workId });
+    // Now the resumed job holds the directory, whatever its state before it finishes.
+    for (const status of ['queued', 'initializing', 'aborting']) {
+      await w.setStatus(resumed.id, status);
+      assert.match(
+        assertError(await resume('second'), 409, 'FOLDER_IN_USE'),
+        new RegExp(`in use by job ${resumed.id} \\("resumed"\\), which is ${status}`),
+      );
+    }
+    await w.setStatus(resumed.id, 'completed');
+    assert.equal((await resume('third')).statusCode, 200);
+  });
+
   it("lists a dataset's or a virtual folder's items with the status filter, and storage folders from storage", async () => {
     const { id, doc } = await w.job({ name: 'listing' });
     w.writeJobFile(id, 'results/results/out.txt', 'out');

@@ -145,10 +145,12 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
     assert.equal(second.params.reads, 'from-file');
   });
 
-  it('a resumed Nextflow job runs in its parent work directory with -resume', async () => {
+  it("a resumed Nextflow job runs in its parent work directory with -resume and does not re-run the parent's finished tasks", async () => {
     const w = world();
-    const parent = await w.nextflow([], { resumable: true, name: 'first' });
-    assert.equal(parent.status, 'completed', parent.statusMessage);
+    // The fixture's second process fails: the first one finished.
+    const failAt = { prefix: '--', name: 'failAt', parameterKind: 'textValue', textValue: '2' };
+    const parent = await w.nextflow([failAt], { resumable: true, name: 'first' });
+    assert.equal(parent.status, 'failed', parent.statusMessage);
     assert.ok(parent.resumeWorkDir, 'a resumable job offers its work directory');
     const child = await w.nextflow([], { resumable: true, name: 'again', resumeWorkDir: parent.resumeWorkDir });
     assert.equal(child.status, 'completed', child.statusMessage);
@@ -163,8 +165,23 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
     const argv = JSON.parse(/argv: (\[.*\])/.exec(childLog)![1]) as string[];
     assert.ok(argv.includes('-resume'), argv.join(' '));
     assert.match(argv[argv.indexOf('-work-dir') + 1], new RegExp(`/jobs/${parent._id}/work$`));
-    assert.equal(JSON.parse(await w.read(`${resultsOf(child).prefix}/results/result.txt`)).resume, true);
-    assert.equal(JSON.parse(await w.read(`${resultsOf(parent).prefix}/results/result.txt`)).resume, false);
+    const result = JSON.parse(await w.read(`${resultsOf(child).prefix}/results/result.txt`));
+    assert.equal(result.resume, true);
+    assert.equal(result.cached, 1);
+    const parentOut = await w.read(`${logsOf(parent).prefix}/stdout.txt`);
+    const childOut = await w.read(`${logsOf(child).prefix}/stdout.txt`);
+    assert.match(parentOut, /process > PROC_1 \[100%\] 1 of 1 ✔/);
+    assert.match(parentOut, /process > PROC_2 \[100%\] 1 of 1 FAILED/);
+    // The child resumed the parent's session: PROC_1 is cached, not run again; PROC_2 ran.
+    assert.match(childOut, /^\[[0-9a-f]{2}\/[0-9a-f]{6}\] Cached process > PROC_1$/m);
+    assert.doesNotMatch(childOut, /process > PROC_1 \[100%\]/);
+    assert.match(childOut, /process > PROC_2 \[100%\] 1 of 1 ✔/);
+    assert.equal(history[0].split('\t')[5], history[1].split('\t')[5], 'one session');
+    const trace = (await w.read(`${logsOf(child).prefix}/trace.txt`)).trim().split('\n').slice(1);
+    assert.deepEqual(
+      trace.map((l) => l.split('\t').slice(3, 5).join(' ')),
+      ['PROC_1 CACHED', 'PROC_2 COMPLETED'],
+    );
     // The child wrote no work directory of its own.
     assert.deepEqual((await w.blobs.list(w.bucket, `${logsOf(child).prefix.replace(/\/logs$/, '')}/work`)).entries, []);
   });

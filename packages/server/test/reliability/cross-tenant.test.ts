@@ -123,6 +123,8 @@ describe('T4: cross-tenant matrix over every route', () => {
       jobList: { method: 'GET', url: `/api/v2/jobs?id=${v.job}&${T}`, expect: 'own' },
       jobGet: { method: 'GET', url: `/api/v1/jobs/${v.job}?${T}`, expect: 404 },
       jobRequestPayload: { method: 'GET', url: `/api/v1/jobs/${v.job}/request-payload?${T}`, expect: 404 },
+      jobCosts: { method: 'GET', url: `/api/v1/jobs/${v.job}/costs/compute?${T}`, expect: 404 },
+      instanceTypeList: { method: 'GET', url: `/api/runyard/instance-types?${T}`, expect: 'own' },
       jobAbort: { method: 'PUT', url: `/api/v2/jobs/${v.job}/abort?${T}`, expect: 404 },
       jobArchive: {
         method: 'PUT',

@@ -118,6 +118,11 @@ describe('T14: roles matrix over every route', () => {
         role: 'viewer',
         probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}/request-payload?${T()}` }),
       },
+      jobCosts: {
+        role: 'viewer',
+        probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}/costs/compute?${T()}` }),
+      },
+      instanceTypeList: { role: 'viewer', probe: get(`/api/runyard/instance-types?${T()}`) },
       queueList: { role: 'viewer', probe: get(`/api/v1/teams/aws/v2/job-queues?${T()}`) },
       systemQueueList: { role: 'viewer', probe: get(`/api/v1/teams/aws/v2/system-job-queues?${T()}`) },
       datasetList: { role: 'viewer', probe: get(`/api/v2/datasets?projectId=${w.projectId}&${T()}`) },

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { pidFileOf } from '../../src/executors/wrapper.js';
+import { groupRunning } from '../executors/group.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
 import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
 
@@ -33,7 +34,8 @@ describe('scheduler: abort', { timeout: 300_000 }, () => {
     const id = await insertJob(env, await insertWorkflow(env, { default_command: command }));
     const job = await waitForStatus(env, id, ['running']);
     const { pid } = JSON.parse(job.external_id!) as { pid: number };
-    for (let i = 0; i < 200 && groupMembers(pid).length < 3; i++) await sleep(10);
+    // Both sleeps run, so the task's trap is set: a signal before it would end the task too early.
+    for (let i = 0; i < 500 && groupRunning(pid, 'sleep') < 2; i++) await sleep(10);
     return { id, pid };
   }
 

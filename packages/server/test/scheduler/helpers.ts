@@ -12,6 +12,8 @@ import type { JobTable, WorkflowTable } from '../../src/store/schema.js';
 import { canTransition } from '../../src/scheduler/job-state.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import { LocalExecutor } from '../../src/executors/local.js';
+import { createSandbox, type Sandbox } from '../../src/executors/sandbox/sandbox.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { workflowRow } from '../engines/rows.js';
 
@@ -26,7 +28,7 @@ export interface Env {
   userId: string;
   projectId: string;
   queueId: string;
-  /** A scratch directory for markers that tasks write. */
+  /** A scratch directory for markers that tasks write: the one directory outside its own that a sandboxed task may write here. */
   scratch: string;
   schedulers: Scheduler[];
   /** A scheduler on this database (stopped by close()). */
@@ -48,6 +50,16 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
     PATH: process.env.PATH,
     ...env,
   });
+}
+
+/** The server's sandbox, which also lets tasks write `dir` (the scheduler tests' markers): what is tested is scheduling, confined as on a server. */
+function withWritable(sandbox: Sandbox, dir: string): Sandbox {
+  return { ...sandbox, argv: (task) => sandbox.argv({ ...task, writable: [...(task.writable ?? []), dir] }) };
+}
+
+/** The local executor of the scheduler tests: the configured sandbox, with `scratch` writable. */
+export function testExecutor(config: Config, scratch: string): LocalExecutor {
+  return new LocalExecutor(undefined, withWritable(createSandbox(config), scratch));
 }
 
 /** Records every status change of every job (a trigger), so tests can check each one against job-state.ts. */
@@ -117,7 +129,8 @@ export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: nu
     scratch,
     schedulers,
     scheduler(options = {}) {
-      const s = new Scheduler({ store, config, ...options });
+      const executors = { local: testExecutor(config, scratch) };
+      const s = new Scheduler({ store, config, executors, ...options });
       schedulers.push(s);
       return s;
     },

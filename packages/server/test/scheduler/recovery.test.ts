@@ -4,7 +4,6 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
-import { LocalExecutor } from '../../src/executors/local.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { exitFileOf } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
@@ -18,6 +17,7 @@ import {
   pathsOf,
   setup,
   stdoutOf,
+  testExecutor,
   waitFor,
   waitForStatus,
   type Env,
@@ -128,7 +128,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
     const workflow = await env.store.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
     const paths = pathsOf(env, id);
     const task = await engineFor('docker').prepare({ ...job, attempt: 1 }, workflow, paths, env.config);
-    const launched = await new LocalExecutor().launch(task, { dir: paths.control, attempt: 1 });
+    const launched = await testExecutor(env.config, env.scratch).launch(task, { dir: paths.control, attempt: 1 });
     await claimedByDeadScheduler(id, 'initializing');
     env.scheduler().start();
     const running = await waitForStatus(env, id, ['running', 'completed']);
@@ -235,7 +235,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
     const { id, mark } = await markedJob('sleep 2; echo done');
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(import.meta.dirname, 'scheduler-process.ts'), env.databaseUrl, JSON.stringify(env.config)],
+      ['--import', 'tsx', path.join(import.meta.dirname, 'scheduler-process.ts'), env.databaseUrl, JSON.stringify(env.config), env.scratch],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
       },

@@ -3,7 +3,18 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
-import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
+import {
+  assertLegalHistory,
+  getJob,
+  insertJob,
+  insertWorkflow,
+  pathsOf,
+  setup,
+  stdoutOf,
+  waitFor,
+  waitForStatus,
+  type Env,
+} from './helpers.js';
 
 describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () => {
   let env: Env;
@@ -11,7 +22,9 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
   let commit: string;
   before(async () => {
     mirror = createGitMirror();
-    const repo = mirror.create('acme/pipe', { files: { 'main.nf': 'workflow { }\n', 'nextflow.config': '' } });
+    const repo = mirror.create('acme/pipe', {
+      files: { 'main.nf': 'workflow { }\n', 'nextflow.config': 'profiles {\n  test { params.small = true }\n}\n' },
+    });
     commit = repo.heads.main;
     env = await setup({ env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) } });
     env.scheduler().start();
@@ -42,7 +55,9 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
       ['scheduled', 'initializing', 'running', 'completed'],
     );
     assert.deepEqual(JSON.parse(job.external_id!).backend, 'local');
-    assert.equal(job.compute_cost_cents, 0);
+    // No instance type: priced as c5.xlarge (17 cents an hour) for its recorded run time.
+    const hours = (Date.parse(job.end_time!) - Date.parse(job.start_time!)) / 3_600_000;
+    assert.ok(Math.abs(job.compute_cost_cents - hours * 17) < 0.0002, `${job.compute_cost_cents}`);
   });
 
   it('a job whose input file is not in its workspace (any more) fails before its task starts, naming the parameter', async () => {
@@ -149,6 +164,39 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.deepEqual(result.params, { input: 'data/*.fq', flag: true, outdir: path.join(paths.results, 'results') });
     assert.equal(result.version, '22.10.8');
     assert.equal(result.resume, false);
+    await assertLegalHistory(env, id);
+  });
+
+  it("a lost attempt of a resumable nextflow job is re-run: it writes trace.txt again and skips the lost attempt's finished task", async () => {
+    const wf = await insertWorkflow(env, {
+      workflow_type: 'nextflow',
+      repository_url: 'https://github.com/acme/pipe',
+      main_file: 'main.nf',
+    });
+    // The fixture pauses once PROC_1 has run (not when PROC_1 is cached).
+    const id = await insertJob(env, wf, {
+      revision_json: JSON.stringify({ commit }),
+      resumable: 1,
+      parameters: [{ name: 'pauseAfter', textValue: 1 }],
+    });
+    const running = await waitForStatus(env, id, ['running']);
+    await waitFor('PROC_1 to have run', () => stdoutOf(env, id).includes('pausing after PROC_1'));
+    const { pid } = JSON.parse(running.external_id!) as { pid: number };
+    process.kill(-pid, 'SIGKILL');
+    const job = await waitForStatus(env, id, ['completed', 'failed']);
+    const out = stdoutOf(env, id);
+    assert.equal(job.status, 'completed', `${job.status_message}\n${out}`);
+    assert.equal(job.attempt, 2);
+    // Nextflow 22.10+ refuses an existing trace file: the second attempt may overwrite it (trace.overwrite).
+    assert.doesNotMatch(out, /Trace file already exists/);
+    assert.match(out, /Cached process > PROC_1\n/);
+    const trace = readFileSync(path.join(pathsOf(env, id).logs, 'trace.txt'), 'utf8')
+      .trim()
+      .split('\n');
+    assert.deepEqual(
+      trace.slice(1).map((l) => l.split('\t').slice(3, 5).join(' ')),
+      ['PROC_1 CACHED', 'PROC_2 COMPLETED'],
+    );
     await assertLegalHistory(env, id);
   });
 

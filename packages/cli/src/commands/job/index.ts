@@ -3,6 +3,7 @@ import type { CliContext } from '../../context.js';
 import { jobAbortCommand } from './abort.js';
 import { jobArchiveCommand } from './archive.js';
 import { jobCloneCommand } from './clone.js';
+import { jobCostCommand } from './cost.js';
 import { jobDetailsCommand } from './details.js';
 import { jobListCommand } from './list.js';
 import { jobLogsCommand } from './logs.js';
@@ -16,7 +17,9 @@ import { jobWorkdirCommand } from './workdir.js';
 
 export function jobNoun(ctx: CliContext): Command {
   return new Command('job')
-    .description('jobs of a workspace: launch, follow, list, abort, archive, clone, resume; their logs, results and working directories')
+    .description(
+      'jobs of a workspace: launch, follow, list, abort, archive, clone, resume; their logs, results, working directories and costs',
+    )
     .addCommand(jobRunCommand(ctx))
     .addCommand(jobStatusCommand(ctx))
     .addCommand(jobDetailsCommand(ctx))
@@ -29,5 +32,6 @@ export function jobNoun(ctx: CliContext): Command {
     .addCommand(jobLogsCommand(ctx))
     .addCommand(jobResultsCommand(ctx))
     .addCommand(jobWorkdirCommand(ctx))
-    .addCommand(jobRelatedCommand(ctx));
+    .addCommand(jobRelatedCommand(ctx))
+    .addCommand(jobCostCommand(ctx));
 }

@@ -3,14 +3,13 @@ import path from 'node:path';
 import yaml from 'js-yaml';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
-import { pullFile } from '../scheduler/blob-sync.js';
-import type { JobPaths } from '../scheduler/job-paths.js';
-import type { FolderRow } from '../services/data-items.js';
-import { storageDepsOf } from '../services/storage-access.js';
+import { EngineError } from '../errors/engine-error.js';
+import { pullFile } from '../storage/blob-sync.js';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
 import { isPathInside } from '../storage/local.js';
+import { storageDepsOf } from '../storage/storage-deps.js';
+import type { FolderRow, JobRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
-import { EngineError, type JobRow } from './engine.js';
 import { globToRegExp } from './glob.js';
 import {
   findInputFile,
@@ -170,13 +169,13 @@ async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Stages the inputs of a job for its task (see the module comment). Throws an EngineError naming the input that failed. */
-export async function stageInputs(deps: StageDeps, job: JobRow, paths: JobPaths): Promise<JobInputs> {
+/** Stages the inputs of a job for its task into `inputsDir` (see the module comment). Throws an EngineError naming the input that failed. */
+export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: string): Promise<JobInputs> {
   const { db, blobs } = deps;
   const local = Boolean(blobs.localPath);
   const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
   const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
-  await rm(paths.inputs, { recursive: true, force: true });
+  await rm(inputsDir, { recursive: true, force: true });
   const used = new Set<string>();
   const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
 
@@ -196,7 +195,7 @@ export async function stageInputs(deps: StageDeps, job: JobRow, paths: JobPaths)
             out.readPaths.push(file_);
             return { value: file_, files: [file_] };
           }
-          const dir = path.join(paths.inputs, dirNameFor(name, used));
+          const dir = path.join(inputsDir, dirNameFor(name, used));
           const target = inside(dir, path.basename(file.name));
           await pullFile(blobs, file.bucket!, file.storage_key!, target);
           out.readPaths.push(dir);
@@ -222,7 +221,7 @@ export async function stageInputs(deps: StageDeps, job: JobRow, paths: JobPaths)
             out.readPaths.push(dir);
             return { value: `${dir}/${pattern}`, files: await Promise.all(matched.map((o) => localPathOf(o.bucket, o.key))) };
           }
-          const dir = path.join(paths.inputs, dirNameFor(name, used));
+          const dir = path.join(inputsDir, dirNameFor(name, used));
           await mkdir(dir, { recursive: true });
           const files: string[] = [];
           for (const o of matched) {

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import type { DatasetRow, FileRow, FolderRow } from '../services/data-items.js';
-import type { StorageKind } from '../services/job-data.js';
-import { canAccess } from '../services/storage-access.js';
 import { BlobKeyError } from '../storage/blob-store.js';
 import { checkBucket, checkContainer, checkKey } from '../storage/keys.js';
+import type { StorageKind } from '../storage/storage-deps.js';
+import type { DatasetRow, FileRow, FolderRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 import { globProblem } from './glob.js';
+import { canAccess } from './workspace-access.js';
 
 /**
  * The File Explorer items and storage objects a job takes as inputs (seed contract §2.4, wire

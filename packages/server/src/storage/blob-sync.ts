@@ -2,9 +2,9 @@ import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
 import { lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStat, BlobStore } from '../storage/blob-store.js';
-import { checkKey } from '../storage/keys.js';
-import { isPathInside } from '../storage/local.js';
+import type { BlobStat, BlobStore } from './blob-store.js';
+import { checkKey } from './keys.js';
+import { isPathInside } from './local.js';
 
 /**
  * Copies between a local directory and a folder of a blob store (S3, Azure), for tasks that run

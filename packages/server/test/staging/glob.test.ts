@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { globProblem, globToRegExp } from '../../src/engines/glob.js';
+import { globProblem, globToRegExp } from '../../src/staging/glob.js';
 
 describe('glob patterns of globPattern parameters', () => {
   const matches = (pattern: string, paths: string[]) => paths.filter((p) => globToRegExp(pattern).test(p));

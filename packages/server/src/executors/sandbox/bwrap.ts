@@ -1,0 +1,136 @@
+import { lstatSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+import type { TaskSpec } from '../executor.js';
+
+/** Whether a task may reach the network: the host's, or only a loopback of its own. */
+export type TaskNetwork = 'host' | 'none';
+
+/**
+ * What of /etc a task sees: users and groups (nobody), name resolution, TLS roots, the dynamic
+ * linker, the time zone, the alternatives that name e.g. java. Everything else in /etc (shadow,
+ * ssh host keys, the operator's settings) stays hidden.
+ */
+export const ETC_ENTRIES = [
+  'passwd',
+  'group',
+  'hosts',
+  'host.conf',
+  'resolv.conf',
+  'nsswitch.conf',
+  'gai.conf',
+  'services',
+  'protocols',
+  'ssl',
+  'ca-certificates',
+  'ca-certificates.conf',
+  'pki',
+  'alternatives',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'mime.types',
+];
+
+/** Top-level directories of the system: on merged-/usr systems symbolic links into /usr, elsewhere directories of their own. */
+const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
+
+/** The uid and gid of the task inside its user namespace: nobody, which owns nothing. */
+export const TASK_ID = 65534;
+
+/** The signals of a graceful stop (wrapper.ts traps the same). */
+const STOP_SIGNALS = 'TERM,INT,HUP';
+
+/** The system's env, inside the sandbox too (/usr is bound). */
+const ENV = '/usr/bin/env';
+
+function systemArgs(): string[] {
+  const args = ['--ro-bind', '/usr', '/usr'];
+  for (const name of SYSTEM_TOP) {
+    const top = `/${name}`;
+    try {
+      if (lstatSync(top).isSymbolicLink()) args.push('--symlink', readlinkSync(top), top);
+      else args.push('--ro-bind', top, top);
+    } catch {
+      // Not on this system.
+    }
+  }
+  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  return args;
+}
+
+/** Directories of the task's PATH outside /usr (e.g. /opt/tools/bin), read-only, so the programs it names are found. */
+function pathDirs(task: TaskSpec): string[] {
+  const dirs = (task.env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d) && path.resolve(d) !== '/');
+  if (path.isAbsolute(task.argv[0] ?? '')) dirs.push(task.argv[0]);
+  return dirs.filter((d) => !/^\/usr(\/|$)/.test(path.resolve(d)));
+}
+
+/** Binds from parents to children, so a path inside another is mounted over it (a read-only input inside a writable directory stays read-only). */
+function bindArgs(readable: string[], writable: string[]): string[] {
+  const binds = [
+    ...readable.map((p) => ({ p: path.resolve(p), flag: '--ro-bind-try' })),
+    ...writable.map((p) => ({ p: path.resolve(p), flag: '--bind' })),
+  ];
+  binds.sort((a, b) => a.p.split('/').length - b.p.split('/').length);
+  return binds.flatMap(({ p, flag }) => [flag, p, p]);
+}
+
+/**
+ * argv that runs a task inside bubblewrap: a read-only system, a private /proc, /dev and /tmp,
+ * its own PID, IPC, UTS and user namespaces (uid nobody, no capabilities), the network only when
+ * allowed, and of the rest of the machine only its own directories (cwd and task.writable
+ * read-write, task.readable read-only). Environment: bwrap passes on its own, which is the task's
+ * (built from scratch by the engine); --setenv would put values into an argv anyone can read.
+ *
+ * The task stays in the wrapper's process group (no --new-session: the wrapper has no terminal to
+ * steal, being detached), so a graceful stop still reaches it; bwrap itself ignores TERM, INT and
+ * HUP (env --ignore-signal) so that it outlives the task's clean-up and returns its exit code, and
+ * the task gets them back at their defaults. A forced stop kills bwrap, and with it the namespace's
+ * init and so every process of the task, whatever group it moved to; --die-with-parent does the
+ * same when the wrapper is killed.
+ */
+export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): string[] {
+  // env would read a NAME=VALUE first word as a variable, not as the program.
+  if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
+  const readable = [...pathDirs(task), ...(task.readable ?? [])];
+  const writable = [task.cwd, ...(task.writable ?? [])];
+  return [
+    ENV,
+    `--ignore-signal=${STOP_SIGNALS}`,
+    bwrap,
+    '--die-with-parent',
+    '--unshare-user',
+    '--uid',
+    String(TASK_ID),
+    '--gid',
+    String(TASK_ID),
+    '--disable-userns',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    ...(network === 'none' ? ['--unshare-net'] : []),
+    ...systemArgs(),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/var/tmp',
+    ...bindArgs(readable, writable),
+    // The root that bwrap builds (the folders leading to the binds) is read-only too: nothing is written outside the binds and /tmp.
+    '--remount-ro',
+    '/',
+    '--chdir',
+    task.cwd,
+    '--',
+    ENV,
+    `--default-signal=${STOP_SIGNALS}`,
+    '--',
+    ...task.argv,
+  ];
+}

@@ -1,0 +1,56 @@
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../../config.js';
+import type { TaskSpec } from '../executor.js';
+import { bwrapArgv } from './bwrap.js';
+
+/** How the local executor confines a task (RUNYARD_SANDBOX). */
+export interface Sandbox {
+  readonly kind: 'bwrap' | 'none';
+  /** The argv that runs the task under this sandbox. */
+  argv(task: TaskSpec): string[];
+  /** A line for the job's log about how the task runs, when there is something to say. */
+  readonly note: string | null;
+}
+
+export type SandboxSettings = Pick<Config, 'sandbox' | 'taskNetwork' | 'taskPath'>;
+
+/** Why the server cannot confine tasks as configured: it refuses to start rather than run them on the host. */
+export class SandboxError extends Error {}
+
+export const UNCONFINED_NOTE =
+  "Runyard: this task runs unconfined (RUNYARD_SANDBOX=none): it can read and change everything the server's user can.";
+
+/** The warning of every start without a sandbox. */
+export const UNCONFINED_WARNING =
+  "Warning: RUNYARD_SANDBOX=none: job tasks run unconfined, as the server's user, and can read the database, keys and every workspace's data.";
+
+function findExecutable(name: string, searchPath: string): string | null {
+  for (const dir of searchPath.split(':').filter((d) => path.isAbsolute(d))) {
+    try {
+      accessSync(path.join(dir, name), constants.X_OK);
+      return path.join(dir, name);
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+/** The sandbox of the settings; a missing bwrap is an error, never a silent fallback to the host. */
+export function createSandbox(settings: SandboxSettings): Sandbox {
+  if (settings.sandbox === 'none') return { kind: 'none', argv: (task) => task.argv, note: UNCONFINED_NOTE };
+  const bwrap = findExecutable('bwrap', settings.taskPath);
+  if (!bwrap) {
+    throw new SandboxError(
+      'RUNYARD_SANDBOX=bwrap, but bwrap (bubblewrap) is not on the task PATH: install bubblewrap, ' +
+        'or set RUNYARD_SANDBOX=none to run job tasks unconfined.',
+    );
+  }
+  return { kind: 'bwrap', argv: (task) => bwrapArgv(bwrap, task, settings.taskNetwork), note: null };
+}
+
+/** The default of an executor built without settings: confined, host network, bwrap from the system's PATH. */
+export function defaultSandbox(): Sandbox {
+  return createSandbox({ sandbox: 'bwrap', taskNetwork: 'host', taskPath: '/usr/local/bin:/usr/bin:/bin' });
+}

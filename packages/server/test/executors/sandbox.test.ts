@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { TaskSpec } from '../../src/executors/executor.js';
+import { LocalExecutor } from '../../src/executors/local.js';
+import { createSandbox, SandboxError, UNCONFINED_NOTE, type SandboxSettings } from '../../src/executors/sandbox/sandbox.js';
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const SETTINGS: SandboxSettings = { sandbox: 'bwrap', taskNetwork: 'host', taskPath: PATH };
+
+/** A job-like layout: the task's own directories, and next to them what it must not see. */
+function layout() {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'runyard-sandbox-'));
+  const dirs = {
+    root,
+    work: path.join(root, 'job', 'work'),
+    results: path.join(root, 'job', 'results'),
+    input: path.join(root, 'inputs', 'in.txt'),
+    secret: path.join(root, 'secret.txt'),
+    log: path.join(root, 'job', 'logs', 'stdout.txt'),
+  };
+  mkdirSync(path.dirname(dirs.input), { recursive: true });
+  writeFileSync(dirs.input, 'INPUT\n');
+  writeFileSync(dirs.secret, 'SECRET\n');
+  return dirs;
+}
+
+async function run(settings: SandboxSettings, script: string, env: Record<string, string> = {}) {
+  const d = layout();
+  const task: TaskSpec = {
+    argv: ['bash', '-c', script, 'job'],
+    env: { PATH, SECRET_FILE: d.secret, INPUT: d.input, RESULTS: d.results, ...env },
+    cwd: d.work,
+    writable: [d.results],
+    readable: [d.input],
+    logFile: d.log,
+  };
+  const executor = new LocalExecutor(50, createSandbox(settings));
+  const control = { dir: path.join(d.root, 'control'), attempt: 1 };
+  const end = await executor.wait(control, await executor.launch(task, control));
+  return { end, log: readFileSync(d.log, 'utf8'), d };
+}
+
+describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
+  it('the task writes its own directories, reads its inputs, and sees nothing else of the machine', async () => {
+    const { end, log, d } = await run(
+      SETTINGS,
+      [
+        'echo work > w.txt && echo RESULT > "$RESULTS/r.txt" && echo wrote',
+        'cat "$INPUT"',
+        '{ echo x >> "$INPUT"; } 2>/dev/null || echo input-read-only',
+        'cat "$SECRET_FILE" 2>/dev/null || echo secret-hidden',
+        'touch /usr/x 2>/dev/null || echo usr-read-only',
+        'mkdir /new 2>/dev/null || echo root-read-only',
+        'test -e /etc/shadow || echo no-shadow',
+        'echo "uid=$(id -u)"',
+        'ls /proc | grep -c "^[0-9]"',
+      ].join('\n'),
+    );
+    assert.deepEqual(end, { state: 'exited', exitCode: 0 });
+    const lines = log.trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1), [
+      'wrote',
+      'INPUT',
+      'input-read-only',
+      'secret-hidden',
+      'usr-read-only',
+      'root-read-only',
+      'no-shadow',
+      'uid=65534',
+    ]);
+    // bwrap's init, bash, and the pipeline's ls and grep: no process of the server or of other tasks.
+    assert.ok(Number(lines.at(-1)) <= 4, `the task saw ${lines.at(-1)} processes`);
+    assert.equal(readFileSync(path.join(d.results, 'r.txt'), 'utf8'), 'RESULT\n');
+    assert.equal(readFileSync(path.join(d.work, 'w.txt'), 'utf8'), 'work\n');
+    assert.equal(readFileSync(d.input, 'utf8'), 'INPUT\n');
+  });
+
+  it('a process that left the task process group (setsid) ends with the task: the sandbox ends as a whole', async () => {
+    const { end } = await run(SETTINGS, 'setsid sleep 301.25 & sleep 0.2; echo started');
+    assert.deepEqual(end, { state: 'exited', exitCode: 0 });
+    const left = readdirSync('/proc').filter((pid) => {
+      try {
+        return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u0000301.25\u0000';
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(left, []);
+  });
+
+  it('a private /tmp: what the host keeps there is not visible', async () => {
+    const hostFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-hosttmp-')), 'host.txt');
+    writeFileSync(hostFile, 'HOST\n');
+    const { log, d } = await run(SETTINGS, `cat ${JSON.stringify(hostFile)} 2>/dev/null || echo hidden; ls /tmp`);
+    // Only the path to the task's own directories (this test keeps them under /tmp).
+    assert.equal(log, `hidden\n${path.basename(d.root)}\n`);
+  });
+
+  it('the task gets exactly the environment given', async () => {
+    const { log } = await run(SETTINGS, 'env | cut -d= -f1 | sort', { ONLY: 'this' });
+    const vars = log.trim().split('\n');
+    assert.deepEqual(
+      vars.filter((v) => !['PWD', 'SHLVL', '_'].includes(v)),
+      ['INPUT', 'ONLY', 'PATH', 'RESULTS', 'SECRET_FILE'],
+    );
+  });
+
+  it('RUNYARD_TASK_NETWORK=none: only a loopback of its own', async () => {
+    const none = await run({ ...SETTINGS, taskNetwork: 'none' }, 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "');
+    assert.equal(none.log, 'lo\n');
+    const host = await run(SETTINGS, 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " "');
+    assert.notEqual(host.log, 'lo\n');
+  });
+
+  it('RUNYARD_SANDBOX=none runs the task as it is, and its log says so first', async () => {
+    const { log } = await run({ ...SETTINGS, sandbox: 'none' }, 'cat "$SECRET_FILE"; echo "uid=$(id -u)"');
+    assert.equal(log, `${UNCONFINED_NOTE}\nSECRET\nuid=${process.getuid!()}\n`);
+  });
+
+  it('bwrap missing: an error that names the setting, never a fallback to the host', () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'runyard-nobwrap-'));
+    assert.throws(
+      () => createSandbox({ ...SETTINGS, taskPath: empty }),
+      (e: Error) => {
+        assert.ok(e instanceof SandboxError);
+        assert.match(e.message, /RUNYARD_SANDBOX/);
+        return true;
+      },
+    );
+  });
+});
