@@ -113,7 +113,7 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_CONTAINER_RUNTIME',
     schema: Type.Union(['', 'docker', 'podman'].map((r) => Type.Literal(r))),
     default: '',
-    doc: 'Container runtime for container (bash) jobs, docker or podman, when it is on the task PATH. Empty: jobs run on the host.',
+    doc: 'Container runtime for container (bash) jobs, docker or podman; the server refuses to start when it is not on the task PATH. Empty: jobs run on the host, in the sandbox.',
   },
   sandbox: {
     env: 'RUNYARD_SANDBOX',

@@ -13,6 +13,7 @@ import { openStore, type Store } from './store/database.js';
 import { makePrivateDir } from './store/private-files.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { createExecutors } from './executors/registry.js';
+import { containerRuntimeOf } from './engines/container-runtime.js';
 import { UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
 import { DeletionWorker } from './services/deletion-worker.js';
 import { createBlobStore } from './storage/registry.js';
@@ -40,8 +41,9 @@ function urlOf(config: Config, server: Server): string {
  */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = console.log): Promise<RunningServer> {
   const config = loadConfig(env);
-  // Before anything else: without the configured sandbox the server does not start at all.
+  // Before anything else: without the configured sandbox or container runtime the server does not start at all.
   const executors = createExecutors(config);
+  containerRuntimeOf(config);
   const bound = await bindServer(config);
   let store: Store | undefined;
   try {

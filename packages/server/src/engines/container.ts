@@ -3,7 +3,7 @@ import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
 import { ARGUMENTS_PROLOGUE, argumentsEnv } from './bash-arguments.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
-import { findOnPath } from './find-executable.js';
+import { containerRuntimeOf } from './container-runtime.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
@@ -20,7 +20,8 @@ const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
  * the user's own; parameter values reach it only as "$@" (through the environment and a constant
  * prologue, see bash-arguments.ts, so that no command line shows them) and as RUNYARD_PARAM_<NAME>
  * variables, never spliced into shell text. With a container runtime configured and found, the
- * same runs in the workflow's image; otherwise on the host, and the log's first line says so.
+ * same runs in the workflow's image (a configured runtime that is missing fails the job, never falls back to
+ * the host); without one, on the host, and the log's first line says so.
  */
 export const containerEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
@@ -42,12 +43,17 @@ export const containerEngine: Engine = {
     preamble.push(...(inputs?.notes ?? []));
     if (inputs?.paramsFile) preamble.push('Runyard: the parametersFile is not used by bash jobs; pass its values as parameters.');
     const image = workflow.container_name ?? '';
-    const runtime = config.containerRuntime ? findOnPath(config.containerRuntime, config.taskPath) : null;
+    let runtime: string | null;
+    try {
+      runtime = containerRuntimeOf(config);
+    } catch (e) {
+      // Checked at start; the runtime was removed since. The job fails rather than run without its image.
+      throw new EngineError((e as Error).message);
+    }
     if (!runtime) {
-      const why = config.containerRuntime
-        ? `the container runtime ${config.containerRuntime} is not on the task PATH`
-        : 'no container runtime is configured';
-      preamble.unshift(`Runyard: ${why}; this job runs on the host${image ? `, not in the image ${image}` : ''}.`);
+      preamble.unshift(
+        `Runyard: no container runtime is configured; this job runs on the host${image ? `, not in the image ${image}` : ''}.`,
+      );
       return { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
     }
     if (!IMAGE_REF.test(image)) throw new EngineError(`The workflow's container image "${image.slice(0, 100)}" is not a valid image name.`);

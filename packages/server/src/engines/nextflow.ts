@@ -6,7 +6,7 @@ import { materializeCommit } from '../git/snapshot.js';
 import { isResumedWorkDir, type JobPaths } from '../scheduler/job-paths.js';
 import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
-import { findOnPath, isExecutableFile } from './find-executable.js';
+import { findOnPath, isExecutableFile } from '../executors/find-executable.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { nextflowParamValue } from './nextflow-param-value.js';
 import { taskParameters } from './parameters.js';

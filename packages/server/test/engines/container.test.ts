@@ -143,16 +143,14 @@ describe('container engine', () => {
     assert.deepEqual(task.preamble, []);
   });
 
-  it('a configured runtime that is not on the task PATH: the job runs on the host and its log says so', async () => {
-    const task = await containerEngine.prepare(jobRow({ command: 'x' }), workflowRow(), pathsFor(), {
-      ...config,
-      containerRuntime: 'podman',
-      taskPath: mkdtempSync(path.join(os.tmpdir(), 'runyard-empty-')),
-    });
-    assert.equal(task.argv[0], 'bash');
-    assert.equal(
-      task.preamble?.[0],
-      'Runyard: the container runtime podman is not on the task PATH; this job runs on the host, not in the image library/ubuntu.',
+  it('a configured runtime that is not on the task PATH: the job fails naming it, and never runs on the host', async () => {
+    await assert.rejects(
+      containerEngine.prepare(jobRow({ command: 'x' }), workflowRow(), pathsFor(), {
+        ...config,
+        containerRuntime: 'podman',
+        taskPath: mkdtempSync(path.join(os.tmpdir(), 'runyard-empty-')),
+      }),
+      (e: unknown) => e instanceof EngineError && /RUNYARD_CONTAINER_RUNTIME=podman, but podman is not on the task PATH/.test(e.message),
     );
   });
 

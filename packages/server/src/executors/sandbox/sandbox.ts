@@ -1,7 +1,6 @@
-import { accessSync, constants } from 'node:fs';
-import path from 'node:path';
 import type { Config } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
+import { findOnPath } from '../find-executable.js';
 import { bwrapArgv } from './bwrap.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
@@ -25,22 +24,10 @@ export const UNCONFINED_NOTE =
 export const UNCONFINED_WARNING =
   "Warning: RUNYARD_SANDBOX=none: job tasks run unconfined, as the server's user, and can read the database, keys and every workspace's data.";
 
-function findExecutable(name: string, searchPath: string): string | null {
-  for (const dir of searchPath.split(':').filter((d) => path.isAbsolute(d))) {
-    try {
-      accessSync(path.join(dir, name), constants.X_OK);
-      return path.join(dir, name);
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
-}
-
 /** The sandbox of the settings; a missing bwrap is an error, never a silent fallback to the host. */
 export function createSandbox(settings: SandboxSettings): Sandbox {
   if (settings.sandbox === 'none') return { kind: 'none', argv: (task) => task.argv, note: UNCONFINED_NOTE };
-  const bwrap = findExecutable('bwrap', settings.taskPath);
+  const bwrap = findOnPath('bwrap', settings.taskPath);
   if (!bwrap) {
     throw new SandboxError(
       'RUNYARD_SANDBOX=bwrap, but bwrap (bubblewrap) is not on the task PATH: install bubblewrap, ' +
