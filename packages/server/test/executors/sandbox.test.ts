@@ -94,7 +94,10 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
   it('a private /tmp: what the host keeps there is not visible', async () => {
     const hostFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-hosttmp-')), 'host.txt');
     writeFileSync(hostFile, 'HOST\n');
-    const { log, d } = await run(SETTINGS, `cat ${JSON.stringify(hostFile)} 2>/dev/null || echo hidden; ls /tmp`);
+    // A PATH of system directories only: directories of the test's own PATH (a checkout under /tmp) would be bound too.
+    const { log, d } = await run(SETTINGS, `cat ${JSON.stringify(hostFile)} 2>/dev/null || echo hidden; ls /tmp`, {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+    });
     // Only the path to the task's own directories (this test keeps them under /tmp).
     assert.equal(log, `hidden\n${path.basename(d.root)}\n`);
   });
