@@ -2,6 +2,7 @@ import { isoNow, MODULE_GROUPS, newObjectId, type JobSubmitBody, type JobType } 
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { checkJobInputs } from '../staging/input-refs.js';
+import { DEFAULT_INSTANCE_TYPE } from '../instance-types/catalogue.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
@@ -14,7 +15,6 @@ import { workflowRow } from './workflows.js';
 export const DEFAULT_JOB_NAME = 'new_job';
 export const DEFAULT_NEXTFLOW_VERSION = '22.10.8';
 export const DEFAULT_COST_LIMIT_USD = 30;
-export const DEFAULT_INSTANCE_TYPE = 'c5.xlarge';
 
 function jobTypeOf(workflowType: string, platform: string): JobType {
   if (workflowType === 'docker') return 'dockerAWS';
