@@ -1,6 +1,7 @@
 // B3 for issue 4 (../shared/design/performance.md): submit-to-running latency of a trivial bash
 // job (`true`) on an idle server, p50 and p99 over sequential jobs, against spawning the same
-// command directly from Node (`spawn('bash', ['-c', 'true'])` until its 'spawn' event).
+// sandboxed command directly from Node (bubblewrap running `bash -c true`, with the argv the
+// server's sandbox builds, until its 'spawn' event).
 //
 // What is measured: the job's own startTime (stamped by the server when the executor has spawned
 // the task, just before the job is reported running) minus the client's wall clock just before it
@@ -9,17 +10,19 @@
 import { spawn } from 'node:child_process';
 import { inChild } from './lib/child.mjs';
 import { percentile, startJobServer } from './lib/jobs.mjs';
+import { sandboxedTrue } from './lib/sandboxed.mjs';
 import { figure } from './lib/report.mjs';
 
 const JOBS = Number(process.env.BENCH_B3_JOBS ?? 50);
 const clients = new URL('./lib/job-clients.mjs', import.meta.url).href;
 
-/** Milliseconds from spawn() to the 'spawn' event of `bash -c true`, one after the other; each child is waited for. */
-async function directSpawns(count) {
+/** Milliseconds from spawn() to the 'spawn' event of the sandboxed `bash -c true`, one after the other; each child is waited for. */
+async function directSpawns(count, task) {
   const times = [];
+  const [program, ...args] = task.argv;
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
-    const child = spawn('bash', ['-c', 'true'], { stdio: 'ignore' });
+    const child = spawn(program, args, { stdio: 'ignore', cwd: task.cwd, env: task.env });
     const exited = new Promise((resolve, reject) => {
       child.once('exit', resolve);
       child.once('error', reject);
@@ -38,6 +41,7 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 
 export async function run() {
   const s = await startJobServer();
+  const task = sandboxedTrue();
   try {
     console.log(
       `# B3 submit-to-running of a bash job \`true\` on an idle server, ${JOBS} jobs one after the other (startTime - client's submit time)`,
@@ -57,7 +61,8 @@ export async function run() {
     const reply = sorted((r) => r.acceptedAt - r.submittedAt);
     const createdToStart = sorted((r) => Date.parse(r.startTime) - Date.parse(r.createdAt));
     const startToEnd = sorted((r) => Date.parse(r.endTime) - Date.parse(r.startTime));
-    const direct = await directSpawns(JOBS);
+    const direct = await directSpawns(JOBS, task);
+    console.log(`# B3 baseline: the ${task.kind === 'bwrap' ? 'sandboxed (bwrap)' : 'unconfined'} command spawned directly`);
 
     const [p50, p99] = [percentile(latency, 0.5), percentile(latency, 0.99)];
     const [b50, b99] = [percentile(direct, 0.5), percentile(direct, 0.99)];
@@ -69,6 +74,7 @@ export async function run() {
     console.log(figure('B3 submit-to-running p99', p99, b99, 'ms'));
     console.log(`B3 submit-to-running p50 over the direct spawn: ${ms(p50 - b50)} (target: < 50 ms)`);
   } finally {
+    task.dispose();
     await s.close();
   }
 }

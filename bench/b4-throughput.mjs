@@ -1,6 +1,7 @@
 // B4 for issue 4 (../shared/design/performance.md): 1,000 trivial bash jobs (`true`), from the
 // first submission to all completed, through an admin-created default queue of concurrency C,
-// against `xargs -P C` running the same 1,000 commands.
+// against `xargs -P C` running the same 1,000 commands, each confined as a task is (bubblewrap
+// with the argv the server's sandbox builds).
 //
 // The client (in a child process) submits from 8 keep-alive connections and polls the job list;
 // the figure is the last job's endTime minus the client's wall clock at its first submission (so the
@@ -10,6 +11,7 @@ import os from 'node:os';
 import { databaseUrlOf, openStore } from '@runyard/server';
 import { inChild } from './lib/child.mjs';
 import { percentile, startJobServer } from './lib/jobs.mjs';
+import { sandboxedTrue, shellQuote } from './lib/sandboxed.mjs';
 import { figure } from './lib/report.mjs';
 
 const JOBS = Number(process.env.BENCH_B4_JOBS ?? 1000);
@@ -17,13 +19,13 @@ const CONCURRENCY = Number(process.env.BENCH_B4_CONCURRENCY ?? Math.max(4, os.av
 const TIMEOUT_MS = Number(process.env.BENCH_B4_TIMEOUT_MS ?? 300_000);
 const clients = new URL('./lib/job-clients.mjs', import.meta.url).href;
 
-/** Seconds for `xargs -P concurrency` to run `bash -c true` count times. */
-function xargs(count, concurrency) {
-  const script = `seq ${count} | xargs -P ${concurrency} -I{} bash -c true`;
+/** Seconds for `xargs -P concurrency` to run the sandboxed `bash -c true` count times. */
+function xargs(count, concurrency, task) {
+  const script = `seq ${count} | xargs -P ${concurrency} -I{} ${task.argv.map(shellQuote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     // In a process group of its own, so that a timeout stops xargs and its commands too.
-    const child = spawn('bash', ['-c', script], { stdio: 'ignore', detached: true });
+    const child = spawn('bash', ['-c', script], { stdio: 'ignore', detached: true, cwd: task.cwd, env: task.env });
     const limit = setTimeout(() => process.kill(-child.pid, 'SIGKILL'), TIMEOUT_MS);
     child.once('error', reject);
     child.once('exit', (code, signal) => {
@@ -52,12 +54,14 @@ async function phases(config) {
 }
 
 export async function run() {
-  const s = await startJobServer({ queueConcurrency: CONCURRENCY });
+  // The local executor's capacity is set to the concurrency, so that CONCURRENCY 1-CPU jobs can run at once, as in xargs.
+  const s = await startJobServer({ queueConcurrency: CONCURRENCY, env: { RUNYARD_LOCAL_CPUS: String(CONCURRENCY) } });
+  const task = sandboxedTrue();
   try {
     // The baseline runs just before and just after Runyard (the machine is shared); the figure uses their mean.
-    const before = await xargs(JOBS, CONCURRENCY);
+    const before = await xargs(JOBS, CONCURRENCY, task);
     console.log(
-      `# B4 ${JOBS} bash jobs \`true\`, default queue of concurrency ${CONCURRENCY}, submitted from 8 connections; baseline xargs -P ${CONCURRENCY}`,
+      `# B4 ${JOBS} bash jobs \`true\`, default queue of concurrency ${CONCURRENCY}, submitted from 8 connections; baseline xargs -P ${CONCURRENCY} of the same command in bwrap (${task.kind})`,
     );
     const result = await inChild(
       clients,
@@ -70,7 +74,7 @@ export async function run() {
     }
     const p = await phases(s.server.config);
     const seconds = (p.lastEnd - result.startedAt) / 1000;
-    const after = await xargs(JOBS, CONCURRENCY);
+    const after = await xargs(JOBS, CONCURRENCY, task);
     const baseline = (before + after) / 2;
     console.log(`# B4 baseline: xargs took ${before.toFixed(2)} s before and ${after.toFixed(2)} s after`);
     const slotMs = (seconds * 1000 * CONCURRENCY) / JOBS;
@@ -81,6 +85,7 @@ export async function run() {
     );
     console.log(figure('B4 1,000 bash jobs, submit to all completed', seconds, baseline, 's'));
   } finally {
+    task.dispose();
     await s.close();
   }
 }

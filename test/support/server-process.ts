@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_CAPACITY } from './capacity.js';
 
 const MAIN = fileURLToPath(new URL('../../packages/server/dist/main.js', import.meta.url));
 
@@ -15,10 +16,13 @@ export interface ServerProcess {
 /** Every server process still running, so a test's after() can kill them all. */
 export const running = new Set<ChildProcess>();
 
-/** `node dist/main.js` with only our RUNYARD_* variables (none inherited from the test's environment). */
+/**
+ * `node dist/main.js` with only our RUNYARD_* variables (none inherited from the test's environment),
+ * and a large local capacity (TEST_CAPACITY) unless the test gives its own.
+ */
 export function startMain(env: Record<string, string>): ServerProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNYARD_')));
-  const child = spawn(process.execPath, [MAIN], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { env: { ...base, ...TEST_CAPACITY, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let out = '';
   let err = '';

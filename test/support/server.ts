@@ -15,7 +15,9 @@ import {
   type Config,
   type Store,
 } from '@runyard/server';
+import { TEST_CAPACITY } from './capacity.js';
 import { freshDatabaseUrl } from './database.js';
+import { nextflowHomeEnv } from './nextflow-home.js';
 
 export interface Tenant {
   userId: string;
@@ -37,7 +39,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A real server on a fresh database (SQLite, or PostgreSQL in CI), with the first admin created. */
+/** A real server on a fresh database (SQLite, or PostgreSQL in CI), with the first admin created, and room for many jobs (TEST_CAPACITY). */
 export async function startTestServer(options: { listen?: boolean; env?: NodeJS.ProcessEnv } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-data-'));
   const config = loadConfig({
@@ -45,6 +47,9 @@ export async function startTestServer(options: { listen?: boolean; env?: NodeJS.
     RUNYARD_PORT: '0',
     RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
     RUNYARD_LOG_LEVEL: 'info',
+    // The Nextflow versions jobs ask for are installed (a job asking for another is refused).
+    ...nextflowHomeEnv(),
+    ...TEST_CAPACITY,
     ...options.env,
   });
   const store = openStore(config.databaseUrl);

@@ -112,11 +112,15 @@ describe('runyard job status|details|list', { timeout: 300_000 }, () => {
     assert.match(fields.get('Run time')!, /^\d+s$/);
     assert.equal(fields.get('Cost limit'), '$30.00');
     assert.equal(fields.get('Job queue'), 'default');
+    // A Nextflow job's head task is given its instance type's size.
+    assert.equal(fields.get('Instance type'), 'c5.xlarge');
+    assert.equal(fields.get('vCPUs'), '4');
+    assert.equal(fields.get('Memory'), '8 GiB');
     assert.equal(fields.get('Exit code'), '0');
     const bash = await run(['job', 'details', '--job-id', ids.alpha]);
     assert.match(bash.stdout, /^Command\ttrue$/m);
     assert.match(bash.stdout, /^Parameters\t--greeting=hello world$/m);
-    assert.match(bash.stdout, /^Task resources\t1 CPU, 4 GB$/m);
+    assert.match(bash.stdout, /^Instance type\tc5\.xlarge\nvCPUs\t1\nMemory\t4 GiB$/m);
   });
 
   it('details --output-format json is the job document; csv is one header row and one row', async () => {

@@ -49,9 +49,13 @@ describe('runyard queue list|create', { timeout: 300_000 }, () => {
       'teamBatchJobQueue',
       'local',
       '4',
+      'server default',
     ]);
     const csv = await run(['queue', 'list', '--output-format', 'csv']);
-    assert.equal(csv.stdout.split('\n')[0], 'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency');
+    assert.equal(
+      csv.stdout.split('\n')[0],
+      'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency,taskNetwork',
+    );
     assert.equal(csv.stdout.trimEnd().split('\n').length, 4);
   });
 
@@ -105,6 +109,18 @@ describe('runyard queue list|create', { timeout: 300_000 }, () => {
       cromwell.filter((q) => q.isDefault).map((q) => q.name),
       ['wdl2'],
     );
+  });
+
+  it('create --task-network none: the queue says so, in create and list', async () => {
+    const r = await run(['queue', 'create', '--name', 'offline', '--task-network', 'none']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^Job queue "offline" \(nextflow, concurrency \d+, task network none\) created/);
+    const all = await queues(['--exclude-system-queues']);
+    assert.equal(all.find((q) => q.name === 'offline')?.taskNetwork, 'none');
+    assert.equal(all.find((q) => q.name === 'default')?.taskNetwork, null);
+    const bad = await run(['queue', 'create', '--name', 'x', '--task-network', 'bridge']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--task-network/);
   });
 
   it('create: a duplicate name, a non-admin key, bad options', async () => {

@@ -103,6 +103,18 @@ export const CONFIG_KEYS = {
     default: '',
     doc: 'Path of a JSON file of instance types (name, vcpus, memoryGiB, pricePerHourUsd, priceDate): an array extends the built-in catalogue (an entry with a built-in name replaces it); `{"replaceBuiltIn": true, "instanceTypes": [...]}` replaces it. Empty: the built-in catalogue.',
   },
+  localCpus: {
+    env: 'RUNYARD_LOCAL_CPUS',
+    schema: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+    default: 0,
+    doc: "CPUs of the local executor, shared by all its queues and workspaces: a job starts when its CPUs are free, and one that asks for more is refused. 0: the host's CPUs.",
+  },
+  localMemoryGiB: {
+    env: 'RUNYARD_LOCAL_MEMORY_GIB',
+    schema: Type.Number({ minimum: 0, maximum: 100_000_000 }),
+    default: 0,
+    doc: "Memory (GiB) of the local executor, shared like its CPUs. 0: the host's memory.",
+  },
   taskPath: {
     env: 'RUNYARD_TASK_PATH',
     schema: Type.String(),
@@ -125,13 +137,56 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_TASK_NETWORK',
     schema: Type.Union([Type.Literal('host'), Type.Literal('none')]),
     default: 'host',
-    doc: "Network of sandboxed job tasks: host (the host's network; pipelines fetch containers and references) or none (only a loopback of their own).",
+    doc: "Network of sandboxed job tasks: host (the host's network; pipelines fetch containers and references) or none (only a loopback of their own). A queue's own setting (`taskNetwork` of POST /api/runyard/admin/queues, `runyard queue create --task-network`) wins for its jobs.",
+  },
+  cgroups: {
+    env: 'RUNYARD_CGROUPS',
+    schema: Type.Union([Type.Literal('auto'), Type.Literal('none')]),
+    default: 'auto',
+    doc: "How job tasks are held to their CPUs and memory: auto (a cgroup per task under the server's own: v2 where the unified hierarchy has the memory and cpu controllers, else v1 where both are mounted and writable) or none; without limits each job's log says so.",
   },
   nextflowBin: {
     env: 'RUNYARD_NEXTFLOW_BIN',
     schema: Type.String(),
     default: '',
     doc: 'Path of the nextflow executable. Empty: nextflow is looked up on the task PATH.',
+  },
+  nextflowHome: {
+    env: 'RUNYARD_NEXTFLOW_HOME',
+    schema: Type.String(),
+    default: '',
+    doc: "The operator's Nextflow home (NXF_HOME: framework/<version>/, capsule/, plugins/), which tasks read but never write. Empty: ~/.nextflow of the server's user when it exists, else <dataDir>/nextflow-home.",
+  },
+  nextflowVersions: {
+    env: 'RUNYARD_NEXTFLOW_VERSIONS',
+    schema: Type.Array(Type.String({ pattern: '^[0-9]+\\.[0-9]+\\.[0-9][0-9a-z.-]*$' })),
+    default: [] as string[],
+    doc: 'Comma-separated Nextflow versions installed in the Nextflow home. Empty: those whose framework jar is in <home>/framework/<version>/.',
+  },
+  nextflowDownload: {
+    env: 'RUNYARD_NEXTFLOW_DOWNLOAD',
+    schema: Type.Boolean(),
+    default: false,
+    doc: "Whether a job may ask for a Nextflow version that is not installed: its launcher then downloads it into a home of the job's workspace. Off: such a job is refused at submission (400, listing the installed versions).",
+  },
+  s3TaskCredentials: {
+    env: 'RUNYARD_S3_TASK_CREDENTIALS',
+    schema: Type.Union(['workspace', 'storage', 'none'].map((c) => Type.Literal(c))),
+    default: 'workspace',
+    doc: "With the s3 storage backend, the keys a Nextflow task gets for s3:// paths: workspace (its workspace's keys from RUNYARD_S3_WORKSPACE_CREDENTIALS, none when it has no entry), storage (the storage keys, which reach every workspace's bucket) or none. Tasks always get the endpoint and region.",
+  },
+  s3WorkspaceCredentials: {
+    env: 'RUNYARD_S3_WORKSPACE_CREDENTIALS',
+    schema: Type.Record(
+      Type.String({ pattern: '^[0-9a-f]{24}$' }),
+      Type.Object(
+        { accessKeyId: Type.String({ minLength: 1 }), secretAccessKey: Type.String({ minLength: 1 }) },
+        { additionalProperties: false },
+      ),
+    ),
+    default: {} as Record<string, { accessKeyId: string; secretAccessKey: string }>,
+    secret: true,
+    doc: 'JSON object of workspace id to {"accessKeyId", "secretAccessKey"}: S3 keys that reach only that workspace\'s bucket (runyard-<workspace id>), given to its Nextflow tasks.',
   },
   deletionPollMs: {
     env: 'RUNYARD_DELETION_POLL_MS',

@@ -43,8 +43,6 @@ const ALLOWED: readonly { from: string; to: string; why: string }[] = [
   { from: 'engines/task-env.ts', to: 'scheduler/job-paths.ts', why: 'JobPaths type' },
   // The Nextflow engine resolves the workflow's repository (credentials, URL policy) as the services do.
   { from: 'engines/nextflow.ts', to: 'services/repositories.ts', why: 'resolveRepository' },
-  // The operator's instance-type file is read with the configuration and validated against it.
-  { from: 'instance-types/load.ts', to: 'config.ts', why: 'Config type' },
 ];
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');

@@ -157,6 +157,8 @@ export const JobQueue = Type.Object({
   status: Type.String(),
   backend: Type.String(),
   concurrency: Type.Integer(),
+  /** What the tasks of its jobs may reach: the host's network, or none (a loopback of their own); null: the server's setting. */
+  taskNetwork: Type.Union([Type.Literal('host'), Type.Literal('none'), Type.Null()]),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });
@@ -172,6 +174,7 @@ export const QueueCreateBody = Type.Object(
     backend: Type.Optional(Type.Literal('local')),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     isDefault: Type.Optional(Type.Boolean()),
+    taskNetwork: Type.Optional(Type.Union([Type.Literal('host'), Type.Literal('none')])),
   },
   { additionalProperties: false },
 );

@@ -20,3 +20,37 @@ export function containerRuntimeOf(config: Pick<Config, 'containerRuntime' | 'ta
   }
   return found;
 }
+
+/** Names the runtimes accept for a container (the daemon's rule). */
+const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]+$/;
+
+/**
+ * The container of one attempt of a job, `runyard-<jobId>-a<attempt>`: unique per attempt, so that
+ * stopping a lost attempt's container never reaches its successor's.
+ */
+export function containerNameOf(job: { id: string; attempt: number }): string {
+  const name = `runyard-${job.id}-a${job.attempt}`;
+  if (!CONTAINER_NAME.test(name)) throw new Error(`Not a container name: ${JSON.stringify(name)}`);
+  return name;
+}
+
+/**
+ * The runtime's options for the job's CPUs and memory. Swap is held to the memory limit, so a task
+ * that passes it is killed rather than swapped out, as under the local executor's cgroup.
+ */
+export function limitOptions({ cpus, memoryGiB }: { cpus: number; memoryGiB: number }): string[] {
+  // The runtimes take CPUs to two decimals (0.01 is the least) and memory with a unit suffix.
+  const cpuText = Math.round(cpus * 100) / 100;
+  const memory = Number.isInteger(memoryGiB) ? `${memoryGiB}g` : `${Math.ceil(memoryGiB * 1024)}m`;
+  return [...(cpuText > 0 ? ['--cpus', String(cpuText)] : []), ...(memoryGiB > 0 ? ['--memory', memory, '--memory-swap', memory] : [])];
+}
+
+/** argv that stops and removes the container, running or not; with -f a container that is gone already is no error. */
+export function stopArgv(runtime: string, name: string): string[] {
+  return [runtime, 'rm', '-f', name];
+}
+
+/** argv that prints `true` when the container was killed for passing its memory limit (docker and podman alike). */
+export function oomProbeArgv(runtime: string, name: string): string[] {
+  return [runtime, 'inspect', '--format', '{{.State.OOMKilled}}', name];
+}

@@ -3,7 +3,8 @@ import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
 import { ARGUMENTS_PROLOGUE, argumentsEnv } from './bash-arguments.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
-import { containerRuntimeOf } from './container-runtime.js';
+import { containerNameOf, containerRuntimeOf, limitOptions, oomProbeArgv, stopArgv } from './container-runtime.js';
+import { jobResources } from '../instance-types/job-resources.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
@@ -22,6 +23,11 @@ const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
  * variables, never spliced into shell text. With a container runtime configured and found, the
  * same runs in the workflow's image (a configured runtime that is missing fails the job, never falls back to
  * the host); without one, on the host, and the log's first line says so.
+ *
+ * In a container the task gets the job's CPUs and memory as the runtime's limits, the network only
+ * when RUNYARD_TASK_NETWORK allows it, its work and results directories read-write and its inputs
+ * read-only (nothing else of the host). The container is named per attempt, and the task's stop
+ * argv removes it: killing the runtime's CLI alone would leave it running.
  */
 export const containerEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
@@ -59,10 +65,22 @@ export const containerEngine: Engine = {
     if (!IMAGE_REF.test(image)) throw new EngineError(`The workflow's container image "${image.slice(0, 100)}" is not a valid image name.`);
     const uid = process.getuid?.();
     const gid = process.getgid?.();
+    const name = containerNameOf(job);
     const argv = [
       runtime,
       'run',
-      '--rm',
+      // No --rm: the container's record says whether it was killed for its memory (oomProbe); the stop removes it after.
+      '--name',
+      name,
+      // An init as PID 1 passes the SIGTERM that the CLI proxies on to the job (a shell as PID 1 ignores it).
+      '--init',
+      // A setuid program of the image cannot make the job root (and leave root's files in its directories).
+      '--security-opt',
+      'no-new-privileges',
+      // Computed here, whoever fills TaskSpec.resources: the container's limits are the runtime's to enforce.
+      ...limitOptions(jobResources(config, job)),
+      // `host` is the runtime's default network (outbound access), never the host's own: its local services stay out of reach.
+      ...(config.taskNetwork === 'none' ? ['--network', 'none'] : []),
       ...(uid !== undefined && gid !== undefined ? ['--user', `${uid}:${gid}`] : []),
       '-v',
       `${paths.work}:${paths.work}`,
@@ -79,6 +97,15 @@ export const containerEngine: Engine = {
       image,
       ...bash,
     ];
-    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+    return {
+      argv,
+      env,
+      cwd: paths.work,
+      logFile: stdoutFileOf(paths),
+      preamble,
+      stop: stopArgv(runtime, name),
+      oomProbe: oomProbeArgv(runtime, name),
+      confinement: 'container',
+    };
   },
 };

@@ -8,7 +8,9 @@ import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath, isExecutableFile } from '../executors/find-executable.js';
 import type { JobInputs } from '../staging/inputs.js';
+import { nextflowHomeFor } from './nextflow-home.js';
 import { nextflowParamValue } from './nextflow-param-value.js';
+import { nextflowS3 } from './nextflow-s3.js';
 import { taskParameters } from './parameters.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
@@ -81,7 +83,8 @@ export function defaultOutdir(paths: JobPaths): string {
  * Nextflow expands), and outdir by default in its results folder. `nextflow run` starts in the
  * job's work directory with Runyard's config (-c), -work-dir, -with-trace, -name, the profile and
  * NXF_VER; a resumed job runs in its parent's work directory with -resume, which resumes the last
- * session of that directory's history.
+ * session of that directory's history. Its Nextflow home is nextflow-home.ts's; with an S3 store it
+ * gets the endpoint, region and its workspace's keys (nextflow-s3.ts), nothing of the server's env.
  */
 export const nextflowEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
@@ -94,18 +97,22 @@ export const nextflowEngine: Engine = {
     const paramsFile = path.join(paths.control, `params-${job.attempt}.json`);
     await mkdir(paths.control, { recursive: true });
     await writeFile(paramsFile, JSON.stringify(params, null, 2), { mode: 0o600 });
+    // With an S3 store, the endpoint of s3:// paths (which Nextflow takes only from its configuration).
+    const s3 = nextflowS3(config, job.workspace_id);
     // Nextflow 22.10+ refuses to overwrite a trace file: a later attempt writes the job's trace.txt again.
     const runyardConfig = path.join(paths.control, `runyard-${job.attempt}.config`);
-    await writeFile(runyardConfig, RUNYARD_NEXTFLOW_CONFIG, { mode: 0o600 });
+    await writeFile(runyardConfig, [RUNYARD_NEXTFLOW_CONFIG, ...s3.configLines.map((l) => `${l}\n`)].join(''), { mode: 0o600 });
     const argv = [bin, '-log', path.join(paths.logs, '.nextflow.log'), '-c', runyardConfig, 'run', mainScript(src, workflow)];
     argv.push('-params-file', paramsFile, '-work-dir', paths.work, '-with-trace', traceFileOf(paths), '-name', runNameOf(job));
     if (job.profile) argv.push('-profile', job.profile);
     // A resumed job picks up its parent's work; a re-run of a lost attempt the work the previous attempt finished.
     if (isResumedWorkDir(paths) || (job.resumable && job.attempt > 1)) argv.push('-resume');
-    const env = { ...baseTaskEnv(job, paths, config), NXF_HOME: path.join(config.dataDir, 'nextflow-home') };
+    const home = nextflowHomeFor(config, job.workspace_id, job.nextflow_version, paths.work);
+    const env = { ...baseTaskEnv(job, paths, config), ...home.env, ...s3.env };
     if (job.nextflow_version) Object.assign(env, { NXF_VER: job.nextflow_version });
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
     preamble.push(...(inputs?.notes ?? []));
-    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+    const { readable, writable } = home;
+    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble, readable, writable };
   },
 };

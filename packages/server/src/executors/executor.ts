@@ -16,6 +16,30 @@ export interface TaskSpec {
   readable?: string[];
   /** Lines written to the log file before the task starts (e.g. "this job runs on the host"). */
   preamble?: string[];
+  /** What the task is given of the machine, enforced by the executor (cgroups locally); none: unlimited. */
+  resources?: { cpus: number; memoryGiB: number };
+  /**
+   * argv that stops what the task started outside its own process tree (a container outlives the
+   * kill of its runtime's CLI). The executor runs it, without a shell, when it kills the task and
+   * when it finds the task ended; it is kept with the task's id (a later server process runs it
+   * too), so it must hold no secret.
+   */
+  stop?: string[];
+  /**
+   * argv that tells, after the task ended and before `stop` runs, whether what it started outside
+   * its process tree was killed for passing its memory limit: it prints `true` then (a container's
+   * `inspect --format {{.State.OOMKilled}}`). Kept with the id as `stop` is; must hold no secret.
+   */
+  oomProbe?: string[];
+  /**
+   * Who confines the task: the executor's sandbox (the default), or a container runtime whose CLI
+   * is the task's program and which confines the job itself (limits, mounts, network: see
+   * engines/container.ts). The CLI then runs outside the sandbox, which would hide the runtime's
+   * socket from it; its argv is the engine's own, with no user text but in the container.
+   */
+  confinement?: 'sandbox' | 'container';
+  /** What the task may reach: the host's network, or only a loopback of its own; none given: the executor's setting. */
+  network?: 'host' | 'none';
 }
 
 /** Where an attempt keeps its control files (pid, exit code), outside the job's storage. */
@@ -37,9 +61,13 @@ export interface ExternalId {
  *   exited  - it ended and recorded its exit code;
  *   lost    - it started but vanished without an exit code (killed, machine restarted);
  *   absent  - there is no trace that it ever started.
+ * outOfMemory: it was killed for passing its memory limit (TaskSpec.resources).
  */
 export type TaskState =
-  { state: 'running'; id: ExternalId } | { state: 'exited'; exitCode: number } | { state: 'lost'; reason: string } | { state: 'absent' };
+  | { state: 'running'; id: ExternalId }
+  | { state: 'exited'; exitCode: number; outOfMemory?: true }
+  | { state: 'lost'; reason: string; outOfMemory?: true }
+  | { state: 'absent' };
 
 /** Settled states: what wait() answers. */
 export type TaskEnd = Extract<TaskState, { state: 'exited' | 'lost' }>;

@@ -4,8 +4,10 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
+import { TaskLimits } from './sandbox/limits.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
+import { isStopArgv, readArgvFile, runOomProbe, runStop, writeArgvFile } from './stop-command.js';
 
 /** Resolves with promise, or rejects as soon as signal aborts. */
 function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
@@ -26,10 +28,20 @@ export interface LocalId extends ExternalId {
   backend: 'local';
   pid: number;
   startTime: string;
+  /** The task's stop argv (TaskSpec.stop), kept here so that a later server process can run it too. */
+  stop?: string[];
+  /** The task's out-of-memory probe (TaskSpec.oomProbe), kept for the same reason. */
+  oomProbe?: string[];
 }
 
 export function isLocalId(id: ExternalId | null): id is LocalId {
-  return id?.backend === 'local' && Number.isInteger(id.pid) && typeof id.startTime === 'string';
+  return (
+    id?.backend === 'local' &&
+    Number.isInteger(id.pid) &&
+    typeof id.startTime === 'string' &&
+    (id.stop === undefined || isStopArgv(id.stop)) &&
+    (id.oomProbe === undefined || isStopArgv(id.oomProbe))
+  );
 }
 
 /**
@@ -48,18 +60,26 @@ export class LocalExecutor implements Executor {
   constructor(
     private readonly pollMs = 200,
     private readonly sandbox: Sandbox = defaultSandbox(),
+    private readonly limits = new TaskLimits(),
   ) {}
 
   async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
     mkdirSync(control.dir, { recursive: true });
     mkdirSync(path.dirname(task.logFile), { recursive: true });
     for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
+    // Kept beside the pid file too: a server that crashes before storing the id still finds how to stop the task.
+    if (task.stop) await writeArgvFile(control, 'stop', task.stop);
+    if (task.oomProbe) await writeArgvFile(control, 'oom-probe', task.oomProbe);
     const log = openSync(task.logFile, 'a', 0o644);
     let child: ChildProcess;
     try {
-      const preamble = this.sandbox.note ? [this.sandbox.note, ...(task.preamble ?? [])] : (task.preamble ?? []);
-      for (const line of preamble) writeSync(log, `${line}\n`);
-      const [program, ...args] = wrapperArgv(control, this.sandbox.argv(task));
+      // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
+      const limits = this.limits.prepare(task, control);
+      const inContainer = task.confinement === 'container';
+      const notes = [inContainer ? null : this.sandbox.note, limits.note].filter((line) => line !== null);
+      for (const line of [...notes, ...(task.preamble ?? [])]) writeSync(log, `${line}\n`);
+      const argv = inContainer ? task.argv : this.sandbox.argv(task);
+      const [program, ...args] = wrapperArgv(control, argv, limits.procsFiles);
       child = spawn(program, args, {
         cwd: task.cwd,
         env: task.env,
@@ -72,6 +92,7 @@ export class LocalExecutor implements Executor {
     const pid = child.pid;
     if (pid === undefined) {
       const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+      await this.limits.discard(control);
       throw new Error(`The task could not be started: ${error.message}`);
     }
     child.on('error', () => undefined);
@@ -82,12 +103,22 @@ export class LocalExecutor implements Executor {
     // The child is not reaped before 'exit', so the pid cannot have been reused yet.
     const stat = readProcStat(pid);
     if (!stat) throw new Error(`The task (pid ${pid}) vanished before it could be identified.`);
-    return { backend: 'local', pid, startTime: stat.startTime };
+    return {
+      backend: 'local',
+      pid,
+      startTime: stat.startTime,
+      ...(task.stop ? { stop: task.stop } : {}),
+      ...(task.oomProbe ? { oomProbe: task.oomProbe } : {}),
+    };
   }
 
   async inspect(control: AttemptControl, stored: ExternalId | null): Promise<TaskState> {
     const id = isLocalId(stored) ? stored : await this.idFromPidFile(control);
-    if (!id) return { state: 'absent' };
+    if (!id) {
+      // A group made for a wrapper that never ran.
+      await this.limits.discard(control);
+      return { state: 'absent' };
+    }
     if (isRunning(id.pid, id.startTime)) return { state: 'running', id };
     return this.ended(control, id);
   }
@@ -110,22 +141,37 @@ export class LocalExecutor implements Executor {
 
   async kill(stored: ExternalId, { force, graceMs }: KillOptions): Promise<void> {
     const id = this.localId(stored);
-    if (!this.signalGroup(id, force ? 'SIGKILL' : 'SIGTERM')) return;
-    if (!force && !(await this.groupGone(id.pid, graceMs))) this.signalGroup(id, 'SIGKILL');
-    await this.groupGone(id.pid, 10_000);
+    const signalled = this.signalGroup(id, force ? 'SIGKILL' : 'SIGTERM');
+    if (signalled && !force && !(await this.groupGone(id.pid, graceMs))) this.signalGroup(id, 'SIGKILL');
+    // What the task started outside its group (a container) outlives the group: its own argv stops it,
+    // even when the group is gone already (a task whose CLI was killed, found by a later process).
+    await runStop(id.stop);
+    if (signalled) await this.groupGone(id.pid, 10_000);
   }
 
-  /** After the wrapper ended: its exit file, or lost. Whatever it left running in its group is killed. */
+  /**
+   * After the wrapper ended: its exit file, or lost, and whether the kernel killed it for its
+   * memory. Whatever it left running in its process group, or in its cgroup, is killed.
+   */
   private async ended(control: AttemptControl, id: LocalId): Promise<TaskEnd> {
     if (groupHasLiveMembers(id.pid) && this.signalGroup(id, 'SIGKILL')) await this.groupGone(id.pid, 10_000);
+    // Asked before the stop removes what it asks about (a container's record).
+    const probedOom = await runOomProbe(id.oomProbe);
+    // A container may outlive its CLI (killed, or crashed): stopped too.
+    await runStop(id.stop);
     const exitCode = await readExitFile(control);
-    if (exitCode !== null) return { state: 'exited', exitCode };
-    return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code` };
+    // 137: the shell's code of a SIGKILLed task.
+    const oom = (await this.limits.settle(control, exitCode === null || exitCode === 137, probedOom)) ? { outOfMemory: true as const } : {};
+    if (exitCode !== null) return { state: 'exited', exitCode, ...oom };
+    return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code`, ...oom };
   }
 
   private async idFromPidFile(control: AttemptControl): Promise<LocalId | null> {
     const recorded = await readPidFile(control);
-    return recorded && { backend: 'local', ...recorded };
+    if (!recorded) return null;
+    const stop = await readArgvFile(control, 'stop');
+    const oomProbe = await readArgvFile(control, 'oom-probe');
+    return { backend: 'local', ...recorded, ...(stop ? { stop } : {}), ...(oomProbe ? { oomProbe } : {}) };
   }
 
   private localId(id: ExternalId): LocalId {

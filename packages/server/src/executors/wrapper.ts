@@ -3,14 +3,15 @@ import path from 'node:path';
 import type { AttemptControl } from './executor.js';
 
 /**
- * The /bin/sh wrapper of every local task. Its text is a constant: the pid file, the exit file
- * and the task's argv reach it only as positional parameters, and the task runs as "$@", so no
- * value is ever read as shell code. It records "<pid> <starttime>" before the task starts and
- * the task's exit status after it ends, each in one write that readers take only when complete.
+ * The /bin/sh wrapper of every local task. Its text is a constant: the pid file, the exit file,
+ * the cgroup files to join and the task's argv reach it only as positional parameters, and the
+ * task runs as "$@", so no value is ever read as shell code. It records "<pid> <starttime>"
+ * before the task starts and the task's exit status after it ends, each in one write that
+ * readers take only when complete.
  */
 export const WRAPPER_SCRIPT = [
-  'p=$1 x=$2',
-  'shift 2',
+  'p=$1 x=$2 n=$3',
+  'shift 3',
   // Field 22 of /proc/$$/stat (start time), counted from the last ")" so the command name cannot
   // shift it; split with globbing off, and no subshell: the wrapper costs one process, not three.
   'read -r s < /proc/$$/stat',
@@ -25,6 +26,17 @@ export const WRAPPER_SCRIPT = [
   // Each record is one short write ending in a newline; readers take a file only when the newline
   // is there, so a record is never read half-written (no rename: no extra process).
   'printf \'%s %s\\n\' "$$" "$t" > "$p" || exit 125',
+  // Into the task's cgroups (n files of cgroup.procs) before anything of the task runs, so all it
+  // starts is held to its limits; a task that cannot join them does not run.
+  'while [ "$n" -gt 0 ]; do',
+  '  if ! printf \'%s\\n\' "$$" > "$1"; then',
+  '    printf \'Runyard: the task could not join its cgroup (%s).\\n\' "$1" >&2',
+  '    printf \'125\\n\' > "$x"',
+  '    exit 125',
+  '  fi',
+  '  shift',
+  '  n=$((n - 1))',
+  'done',
   '"$@"',
   'c=$?',
   'printf \'%s\\n\' "$c" > "$x"',
@@ -42,9 +54,19 @@ export function exitFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.exit`);
 }
 
-/** argv that runs the task under the wrapper. */
-export function wrapperArgv(control: AttemptControl, argv: string[]): string[] {
-  return ['/bin/sh', '-c', WRAPPER_SCRIPT, WRAPPER_NAME, pidFileOf(control), exitFileOf(control), ...argv];
+/** argv that runs the task under the wrapper, in the cgroups whose cgroup.procs (or v1 tasks) files are given. */
+export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles: string[] = []): string[] {
+  return [
+    '/bin/sh',
+    '-c',
+    WRAPPER_SCRIPT,
+    WRAPPER_NAME,
+    pidFileOf(control),
+    exitFileOf(control),
+    String(procsFiles.length),
+    ...procsFiles,
+    ...argv,
+  ];
 }
 
 async function readOrNull(file: string): Promise<string | null> {

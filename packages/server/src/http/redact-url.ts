@@ -6,6 +6,10 @@
 
 // `ry_<24 hex id>_<secret>` (services/api-keys.ts); a secret cut short is still redacted.
 const RUNYARD_KEY = /ry_([0-9a-fA-F]{24})_[A-Za-z0-9_-]*/g;
+const HAS_RUNYARD_KEY = /ry_[0-9a-fA-F]{24}_/;
+
+// What separates the parts of a path or query; a part is decoded on its own.
+const SEPARATORS = /([/?&=;,])/;
 
 // Query keys compared lower-case with `-`, `_` and `.` removed.
 const CREDENTIAL_NAMES = new Set(['key', 'sig', 'auth', 'pwd', 'passwd', 'pass', 'jwt', 'cookie']);
@@ -27,8 +31,19 @@ export function isCredentialName(name: string): boolean {
   return CREDENTIAL_NAMES.has(plain) || CREDENTIAL_PARTS.some((part) => plain.includes(part));
 }
 
+/**
+ * Keys in plain text, and keys percent-encoded in any way (`ry%5F...`): a part that holds one once
+ * decoded is logged decoded, with the secret dropped.
+ */
 function redactKeys(text: string): string {
-  return text.replace(RUNYARD_KEY, `ry_$1_${REDACTED}`);
+  return text
+    .split(SEPARATORS)
+    .map((part) => {
+      if (HAS_RUNYARD_KEY.test(part)) return part.replace(RUNYARD_KEY, `ry_$1_${REDACTED}`);
+      const plain = part.includes('%') ? decoded(part) : part;
+      return HAS_RUNYARD_KEY.test(plain) ? plain.replace(RUNYARD_KEY, `ry_$1_${REDACTED}`) : part;
+    })
+    .join('');
 }
 
 function redactQuery(query: string): string {

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import type { Config } from '../config.js';
 import { BUILT_IN_INSTANCE_TYPES, type InstanceType } from './catalogue.js';
 
 const Entry = Type.Object(
@@ -59,10 +58,15 @@ export function readInstanceTypesFile(file: string): InstanceTypeCatalogue {
   return catalogue;
 }
 
-const loaded = new WeakMap<Config, InstanceTypeCatalogue>();
+/** The setting the catalogue comes from (a Config has it; this folder sits below config.ts, so it names only what it reads). */
+export interface CatalogueSettings {
+  readonly instanceTypesFile: string;
+}
+
+const loaded = new WeakMap<CatalogueSettings, InstanceTypeCatalogue>();
 
 /** The catalogue of a configuration: the built-in one, with the operator file applied (checked at start by loadConfig). */
-export function instanceTypes(config: Config): InstanceTypeCatalogue {
+export function instanceTypes(config: CatalogueSettings): InstanceTypeCatalogue {
   let catalogue = loaded.get(config);
   if (!catalogue) {
     catalogue = config.instanceTypesFile

@@ -4,9 +4,11 @@ import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { stageInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { jobResources } from '../instance-types/job-resources.js';
 import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
 import { concludeAttempt, settle } from './settle.js';
+import { withWorkDirLock } from './work-dir-lock.js';
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -123,13 +125,25 @@ export class AttemptRunner {
     this.paths = await taskPaths(config.dataDir, blobs, job);
     for (const dir of [this.paths.work, this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
     // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
-    await pullWorkDir(this.ctx, this.paths);
+    // Under the directory's lock: the clean-up of a job that shares it (a resumed job's parent) is not half done.
+    const paths = this.paths;
+    await withWorkDirLock(paths.work, () => pullWorkDir(this.ctx, paths));
     const inputs = await stageInputs({ db, blobs }, job, this.paths.inputs);
-    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, config, inputs);
+    // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
+    const queue = job.queue_id
+      ? await db.selectFrom('queues').select('task_network').where('id', '=', job.queue_id).executeTakeFirst()
+      : undefined;
+    const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
+    const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
+    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs);
+    task.network = network;
     // All a sandboxed task sees of the data directory: its own directories, and read-only its control
     // directory (sources, params file, staged inputs) and the files of the store it reads.
     task.writable = [this.paths.work, this.paths.logs, this.paths.results, ...(task.writable ?? [])];
     task.readable = [this.paths.control, ...inputs.readPaths, ...(task.readable ?? [])];
+    // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
+    const { cpus, memoryGiB } = jobResources(config, job);
+    task.resources = { cpus, memoryGiB };
     if (job.attempt > 1)
       task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
     // Said once, by the first attempt.

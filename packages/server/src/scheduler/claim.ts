@@ -2,6 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { ACTIVE_STATUSES } from './job-state.js';
 import { leaseUntil, nowIso, type SchedulerContext } from './context.js';
+import { capacityOf } from './capacity.js';
+import { admit, type Candidate, type Usage } from './admission.js';
 
 export interface ClaimedJob {
   id: string;
@@ -10,18 +12,75 @@ export interface ClaimedJob {
   backend: string;
 }
 
-type Claimed = Omit<ClaimedJob, 'backend'>;
+type Db = Kysely<Database>;
 
-/** Queues of the given backends that have queued jobs. */
-async function queuesWithWork(db: Kysely<Database>, backends: string[]) {
-  return db
+/** Queues of the given backends that have queued jobs, with their free slots (concurrency minus active jobs). */
+async function queuesWithWork(db: Db, backends: string[]): Promise<Map<string, { backend: string; free: number }>> {
+  const rows = await db
     .selectFrom('queues')
     .select(['queues.id', 'queues.backend', 'queues.concurrency'])
+    .select((eb) =>
+      eb
+        .selectFrom('jobs')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('jobs.queue_id', '=', 'queues.id')
+        .where('jobs.status', 'in', ACTIVE_STATUSES)
+        .as('active'),
+    )
     .where('queues.backend', 'in', backends)
     .where(({ exists, selectFrom }) =>
       exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.queue_id', '=', 'queues.id').where('jobs.status', '=', 'queued')),
     )
     .execute();
+  return new Map(rows.map((q) => [q.id, { backend: q.backend, free: q.concurrency - Number(q.active ?? 0) }]));
+}
+
+/** CPUs and memory held by the active jobs of every queue of a backend. */
+async function usageOf(db: Db, backend: string): Promise<Usage> {
+  const row = await db
+    .selectFrom('jobs')
+    .innerJoin('queues', 'queues.id', 'jobs.queue_id')
+    .select((eb) => [eb.fn.sum<number>('jobs.cpus').as('cpus'), eb.fn.sum<number>('jobs.memory_gib').as('memory')])
+    .where('queues.backend', '=', backend)
+    .where('jobs.status', 'in', ACTIVE_STATUSES)
+    .executeTakeFirst();
+  return { cpus: Number(row?.cpus ?? 0), memoryGiB: Number(row?.memory ?? 0) };
+}
+
+/** The oldest queued jobs of the queues that have a free slot. */
+async function candidatesOf(db: Db, queues: Map<string, { backend: string; free: number }>, limit: number): Promise<Candidate[]> {
+  const open = [...queues].filter(([, q]) => q.free > 0).map(([id]) => id);
+  if (!open.length) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'queue_id', 'cpus', 'memory_gib'])
+    .where('queue_id', 'in', open)
+    .where('status', '=', 'queued')
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    queueId: r.queue_id!,
+    backend: queues.get(r.queue_id!)!.backend,
+    cpus: Number(r.cpus),
+    memoryGiB: Number(r.memory_gib),
+  }));
+}
+
+/** What this pass may claim: the candidates admit() picks, given every backend's capacity and use. */
+async function plan(ctx: SchedulerContext, db: Db, limit: number): Promise<Candidate[]> {
+  const queues = await queuesWithWork(db, Object.keys(ctx.executors));
+  if (!queues.size) return [];
+  const backends = new Set([...queues.values()].map((q) => q.backend));
+  const capacity = new Map<string, { capacity: NonNullable<ReturnType<typeof capacityOf>>; used: Usage }>();
+  for (const backend of backends) {
+    const c = capacityOf(ctx.config, backend);
+    if (c) capacity.set(backend, { capacity: c, used: await usageOf(db, backend) });
+  }
+  // More candidates than the limit: a full queue's jobs or a job that can never fit are passed over.
+  return admit(await candidatesOf(db, queues, limit * 2), queues, capacity, limit);
 }
 
 function claimSet(ctx: SchedulerContext) {
@@ -36,100 +95,76 @@ function claimSet(ctx: SchedulerContext) {
 }
 
 /**
- * PostgreSQL: one short transaction per queue. The queue row is locked (SKIP LOCKED: another
- * scheduler claiming for it now is left alone), its active jobs are counted over the whole
- * database, and at most the free slots are claimed among the oldest queued jobs, FOR UPDATE SKIP LOCKED.
+ * PostgreSQL: one transaction that first takes a transaction-scoped advisory lock (one per schema,
+ * so per Runyard database): schedulers claim one at a time, so the capacity and the queue limits
+ * they read cannot be spent twice. Claims are short; jobs ending or aborted meanwhile only free
+ * room. The UPDATE still requires `queued` (an abort may have come first).
  */
-async function claimPostgres(ctx: SchedulerContext, queueId: string, limit: number): Promise<Claimed[]> {
+async function claimPostgres(ctx: SchedulerContext, limit: number): Promise<ClaimedJob[]> {
   return ctx.db.transaction().execute(async (trx) => {
-    const queue = await trx
-      .selectFrom('queues')
-      .select('concurrency')
-      .where('id', '=', queueId)
-      .forUpdate()
-      .skipLocked()
-      .executeTakeFirst();
-    if (!queue) return [];
-    const { n } = await trx
-      .selectFrom('jobs')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('queue_id', '=', queueId)
-      .where('status', 'in', ACTIVE_STATUSES)
-      .executeTakeFirstOrThrow();
-    const free = Math.min(limit, queue.concurrency - Number(n));
-    if (free <= 0) return [];
-    const ids = await trx
-      .selectFrom('jobs')
-      .select('id')
-      .where('queue_id', '=', queueId)
-      .where('status', '=', 'queued')
-      .orderBy('created_at')
-      .orderBy('id')
-      .limit(free)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (!ids.length) return [];
-    return trx
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || '.runyard.claim'))`.execute(trx);
+    const chosen = await plan(ctx, trx, limit);
+    if (!chosen.length) return [];
+    const rows = await trx
       .updateTable('jobs')
       .set(claimSet(ctx))
       .where(
         'id',
         'in',
-        ids.map((r) => r.id),
+        chosen.map((c) => c.id),
       )
       .where('status', '=', 'queued')
       .returning(['id', 'workspace_id', 'attempt'])
       .execute();
+    const backend = new Map(chosen.map((c) => [c.id, c.backend]));
+    return rows.map((r) => ({ ...r, backend: backend.get(r.id)! }));
   });
 }
 
 /**
  * SQLite: each claim is one compare-and-set UPDATE (atomic under SQLite's write lock, across
- * processes too): the job must still be queued and its queue must still have a free slot.
+ * processes too): the job must still be queued, its queue must still have a free slot, and its
+ * CPUs and memory must still fit in what the active jobs of its backend leave. The first that
+ * fails ends the pass (another scheduler was quicker); the next pass plans again.
  */
-async function claimSqlite(ctx: SchedulerContext, queueId: string, limit: number): Promise<Claimed[]> {
-  const candidates = await ctx.db
-    .selectFrom('jobs')
-    .select('id')
-    .where('queue_id', '=', queueId)
-    .where('status', '=', 'queued')
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  const claimed: Claimed[] = [];
-  for (const { id } of candidates) {
+async function claimSqlite(ctx: SchedulerContext, limit: number): Promise<ClaimedJob[]> {
+  const claimed: ClaimedJob[] = [];
+  for (const c of await plan(ctx, ctx.db, limit)) {
+    const capacity = capacityOf(ctx.config, c.backend);
+    const held = (column: 'cpus' | 'memory_gib') =>
+      sql<number>`(select coalesce(sum(a.${sql.ref(column)}), 0) from jobs a join queues q on q.id = a.queue_id
+        where q.backend = ${c.backend} and a.status in (${sql.join([...ACTIVE_STATUSES])})) + jobs.${sql.ref(column)}`;
     const row = await ctx.db
       .updateTable('jobs')
       .set(claimSet(ctx))
-      .where('id', '=', id)
+      .where('id', '=', c.id)
       .where('status', '=', 'queued')
       .where(({ eb, selectFrom }) =>
         eb(
           selectFrom('jobs as a')
             .select((e) => e.fn.countAll<number>().as('n'))
-            .where('a.queue_id', '=', queueId)
+            .where('a.queue_id', '=', c.queueId)
             .where('a.status', 'in', ACTIVE_STATUSES),
           '<',
-          selectFrom('queues').select('concurrency').where('queues.id', '=', queueId),
+          selectFrom('queues').select('concurrency').where('queues.id', '=', c.queueId),
         ),
+      )
+      .$if(capacity !== null, (q) =>
+        q.where(held('cpus'), '<=', capacity!.cpus + 1e-9).where(held('memory_gib'), '<=', capacity!.memoryGiB + 1e-9),
       )
       .returning(['id', 'workspace_id', 'attempt'])
       .executeTakeFirst();
     if (!row) break;
-    claimed.push(row);
+    claimed.push({ ...row, backend: c.backend });
   }
   return claimed;
 }
 
-/** Claims queued jobs for this scheduler: status scheduled, a lease, attempt + 1; each queue's concurrency holds across schedulers. */
+/**
+ * Claims queued jobs for this scheduler: status scheduled, a lease, attempt + 1. Each queue's
+ * concurrency holds across schedulers, and so does each backend's capacity (admission.ts says
+ * in which order jobs are admitted).
+ */
 export async function claimJobs(ctx: SchedulerContext, limit = 50): Promise<ClaimedJob[]> {
-  const claimed: ClaimedJob[] = [];
-  for (const queue of await queuesWithWork(ctx.db, Object.keys(ctx.executors))) {
-    if (claimed.length >= limit) break;
-    const claim = ctx.kind === 'postgres' ? claimPostgres : claimSqlite;
-    for (const job of await claim(ctx, queue.id, limit - claimed.length)) claimed.push({ ...job, backend: queue.backend });
-  }
-  return claimed;
+  return ctx.kind === 'postgres' ? claimPostgres(ctx, limit) : claimSqlite(ctx, limit);
 }

@@ -4,6 +4,7 @@ import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { SchedulerContext } from './context.js';
 import { ACTIVE_STATUSES } from './job-state.js';
 import { scratchRoot, taskPaths, type JobPaths } from './job-paths.js';
+import { withWorkDirLock } from './work-dir-lock.js';
 
 /**
  * A job's outputs in the workspace's store. On the local store tasks write in place and there is
@@ -58,16 +59,20 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
     );
   await remove(paths.inputs);
   if (!isRemote(ctx) || !paths.root.startsWith(scratchRoot(ctx.config.dataDir) + path.sep)) return;
-  const sharing = await ctx.db
-    .selectFrom('jobs')
-    .select('id')
-    .where('id', '!=', jobId)
-    .where('work_bucket', '=', paths.workBucket)
-    .where('work_prefix', '=', paths.workPrefix)
-    .where('status', 'in', ACTIVE_STATUSES)
-    .executeTakeFirst();
   for (const dir of [paths.logs, paths.results]) await remove(dir);
-  if (!sharing) await remove(paths.work);
+  // Checked and removed under the directory's lock: a resumed job that became active after the
+  // check pulls its copy only once the removal is done (attempt-runner.ts).
+  await withWorkDirLock(paths.work, async () => {
+    const sharing = await ctx.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('id', '!=', jobId)
+      .where('work_bucket', '=', paths.workBucket)
+      .where('work_prefix', '=', paths.workPrefix)
+      .where('status', 'in', ACTIVE_STATUSES)
+      .executeTakeFirst();
+    if (!sharing) await remove(paths.work);
+  });
   // The job's own directory, once empty (its work directory may still serve a resumed job).
   await rmdir(paths.root).catch(() => undefined);
 }

@@ -1,5 +1,8 @@
+import { appendFile } from 'node:fs/promises';
 import type { JobStatus } from '@runyard/contract';
+import { stdoutFileOf } from '../engines/task-env.js';
 import type { TaskEnd } from '../executors/executor.js';
+import { jobResources } from '../instance-types/job-resources.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
@@ -7,7 +10,10 @@ import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
-  { status: 'completed' } | { status: 'failed'; exitCode?: number | null; message: string } | { status: 'aborted'; message?: string };
+  | { status: 'completed' }
+  /** logged: the message is also the last line of the job's log. */
+  | { status: 'failed'; exitCode?: number | null; message: string; logged?: boolean }
+  | { status: 'aborted'; message?: string };
 
 /**
  * Records the final status of an attempt with its end time and compute cost, only if the
@@ -24,6 +30,13 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
   if (!row) return false;
   const end = Date.now();
   let paths: JobPaths | null = null;
+  if (outcome.status === 'failed' && outcome.logged && (await attemptStatus(ctx.db, ref))) {
+    // Before the outputs are pushed, so the store's copy of the log has it too.
+    const logs = await taskPaths(ctx.config.dataDir, ctx.blobs, row);
+    await appendFile(stdoutFileOf(logs), `${outcome.message}\n`).catch((e: Error) =>
+      ctx.log.warn({ jobId: ref.id, err: e.message }, 'could not write the end of a job to its log'),
+    );
+  }
   if (isRemote(ctx) && (await attemptStatus(ctx.db, ref))) {
     try {
       paths = await taskPaths(ctx.config.dataDir, ctx.blobs, row);
@@ -72,7 +85,22 @@ export async function concludeAttempt(ctx: SchedulerContext, ref: AttemptRef, en
     // A task that finished while nobody watched it, before its id was stored: report it running first.
     if (status === 'initializing' && !(await markRunning(ctx.db, ref, null))) return false;
     if (end.exitCode === 0) return settle(ctx, ref, { status: 'completed' });
+    // A kill the task survived (a pipeline's retried step) is not its failure; one it ended of is.
+    if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode));
     return settle(ctx, ref, { status: 'failed', exitCode: end.exitCode, message: `The task exited with code ${end.exitCode}.` });
   }
+  // Killed for its memory: running it again would end the same way.
+  if (end.state === 'lost' && end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, null));
   return requeueOrFail(ctx, ref, end.state === 'lost' ? end.reason : 'the task never started');
+}
+
+/** The failure of a task the kernel killed for passing its memory limit, naming the limit as the job asked for it. */
+async function outOfMemory(ctx: SchedulerContext, ref: AttemptRef, exitCode: number | null): Promise<Outcome> {
+  const job = await ctx.db
+    .selectFrom('jobs')
+    .select(['workflow_type', 'instance_type', 'resource_cpu', 'resource_ram'])
+    .where('id', '=', ref.id)
+    .executeTakeFirstOrThrow();
+  const { memoryGiB } = jobResources(ctx.config, job);
+  return { status: 'failed', exitCode, message: `The task exceeded its memory limit of ${memoryGiB} GiB.`, logged: true };
 }

@@ -7,8 +7,10 @@ import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
+import { admitJob } from './job-admission.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
 import { resolveRevision } from './job-revision.js';
+import { nextflowVersionFor } from './nextflow-versions.js';
 import { defaultQueueFor, getQueue } from './queues.js';
 import { workflowRow } from './workflows.js';
 
@@ -73,8 +75,24 @@ export async function submitJob(
     ? await getQueue(db, ctx.workspaceId, body.batch.jobQueue)
     : await defaultQueueFor(db, ctx.workspaceId, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
   if (queue.status !== 'Ready') throw new AppError('VALIDATION_FAILED', `Job queue ${quoted(queue.label)} is not ready.`);
-  const revision = await resolveRevision(config, workflow, body.revision);
   const platform = body.executionPlatform ?? 'aws';
+  const sizing = {
+    workflow_type: workflowType,
+    resource_cpu: body.resourceRequirements?.cpu ?? 1,
+    resource_ram: body.resourceRequirements?.ram ?? 4,
+    // The master instance wins: a clone overrides only it and keeps the parent's instanceType.
+    instance_type: body.masterInstance?.requestedInstance?.type ?? body.instanceType ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
+  };
+  // 400 for an unknown instance type, or a job larger than its executor could ever run.
+  const resources = admitJob(config, queue.backend, sizing);
+  const revision = await resolveRevision(config, workflow, body.revision);
+  // Nextflow: 400 for a version that is not installed (unless downloads are allowed); the stored one is the one used.
+  const nextflowVersion =
+    workflowType === 'nextflow'
+      ? nextflowVersionFor(config, body.nextflowVersion, DEFAULT_NEXTFLOW_VERSION)
+      : workflowType === 'docker'
+        ? null
+        : (body.nextflowVersion ?? DEFAULT_NEXTFLOW_VERSION);
   const now = isoNow();
   const id = newObjectId();
   const name = body.name ?? DEFAULT_JOB_NAME;
@@ -105,13 +123,13 @@ export async function submitJob(
         parameters_json: JSON.stringify(body.parameters ?? []),
         revision_json: JSON.stringify(revision),
         profile: body.profile ?? null,
-        nextflow_version: workflowType === 'docker' ? null : (body.nextflowVersion ?? DEFAULT_NEXTFLOW_VERSION),
+        nextflow_version: nextflowVersion,
         command: body.command ?? null,
-        resource_cpu: body.resourceRequirements?.cpu ?? 1,
-        resource_ram: body.resourceRequirements?.ram ?? 4,
-        // The master instance wins: a clone overrides only it and keeps the parent's instanceType.
-        instance_type:
-          body.masterInstance?.requestedInstance?.type ?? body.instanceType ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
+        resource_cpu: sizing.resource_cpu,
+        resource_ram: sizing.resource_ram,
+        instance_type: sizing.instance_type,
+        cpus: resources.cpus,
+        memory_gib: resources.memoryGiB,
         storage_size_gb: body.storageSizeInGb ?? 500,
         cost_limit: body.execution?.computeCostLimit ?? DEFAULT_COST_LIMIT_USD,
         resumable: body.resumable || workflowType === 'wdl' ? 1 : 0,

@@ -53,6 +53,7 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
     status: q.status,
     backend: q.backend,
     concurrency: q.concurrency,
+    taskNetwork: q.task_network === 'host' || q.task_network === 'none' ? q.task_network : null,
     createdAt: q.created_at,
     updatedAt: q.updated_at,
   };
@@ -135,6 +136,7 @@ export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): 
     executor,
     backend: body.backend ?? 'local',
     concurrency: body.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
+    task_network: body.taskNetwork ?? null,
     is_default: body.isDefault ? 1 : 0,
     is_system: 0,
     status: 'Ready',

@@ -4,6 +4,9 @@ import * as workflows from './migrations/0002-workflows.js';
 import * as jobs from './migrations/0003-jobs.js';
 import * as listOrderIndexes from './migrations/0004-list-order-indexes.js';
 import * as fileExplorer from './migrations/0005-file-explorer.js';
+import * as jobResources from './migrations/0006-job-resources.js';
+import * as queueNetwork from './migrations/0007-queue-network.js';
+import * as externalIdText from './migrations/0008-external-id-text.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +15,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-jobs': jobs,
   '0004-list-order-indexes': listOrderIndexes,
   '0005-file-explorer': fileExplorer,
+  '0006-job-resources': jobResources,
+  '0007-queue-network': queueNetwork,
+  '0008-external-id-text': externalIdText,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

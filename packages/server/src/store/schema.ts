@@ -86,6 +86,8 @@ export interface QueueTable {
   executor: string;
   backend: string;
   concurrency: number;
+  /** `host` or `none`: what the tasks of its jobs may reach; null: the server's RUNYARD_TASK_NETWORK. */
+  task_network?: string | null;
   is_default: number;
   is_system: number;
   status: string;
@@ -117,6 +119,9 @@ export interface JobTable {
   resource_cpu: number;
   resource_ram: number;
   instance_type: string | null;
+  /** CPUs and memory (GiB) the task is given (jobResources at submission): what it holds of the executor's capacity. */
+  cpus: Generated<number>;
+  memory_gib: Generated<number>;
   storage_size_gb: number;
   /** Dollars; -1 means no limit. */
   cost_limit: number;

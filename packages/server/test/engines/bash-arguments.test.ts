@@ -74,7 +74,7 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
       const executor = new LocalExecutor();
       const id = (await executor.launch(task, control)) as LocalId;
       try {
-        const deadline = Date.now() + 30_000;
+        const deadline = Date.now() + 120_000;
         while (!existsSync(path.join(paths.work, 'ready'))) {
           assert.ok(Date.now() < deadline, readFileSync(task.logFile, 'utf8'));
           await sleep(20);

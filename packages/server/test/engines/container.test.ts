@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,17 +10,10 @@ import { EngineError } from '../../src/engines/engine.js';
 import { parameterEnvName } from '../../src/engines/parameters.js';
 import { engineFor } from '../../src/engines/registry.js';
 import { LocalExecutor } from '../../src/executors/local.js';
+import { fakeRuntime } from './fake-runtime.js';
 import { jobRow, pathsFor, workflowRow } from './rows.js';
 
 const config = loadConfig({ RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-cfg-')), PATH: process.env.PATH });
-
-/** A directory holding a fake container runtime named `name`. */
-function fakeRuntime(name: string): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-rt-'));
-  writeFileSync(path.join(dir, name), '#!/bin/sh\nexit 0\n');
-  chmodSync(path.join(dir, name), 0o755);
-  return dir;
-}
 
 describe('container engine', () => {
   it('runs bash -c "<prologue> <command> \\"$@\\"" with <prefix><name>, <value> as RUNYARD_ARG_* and RUNYARD_PARAM_* variables, on the host by default', async () => {
@@ -59,7 +52,7 @@ describe('container engine', () => {
   });
 
   it('passes staged inputs as paths, with RUNYARD_FILES_<NAME>, and mounts them read-only into a container', async () => {
-    const dir = fakeRuntime('podman');
+    const { dir } = fakeRuntime('podman');
     const paths = pathsFor();
     const job = jobRow({
       command: 'cat',
@@ -121,7 +114,7 @@ describe('container engine', () => {
   });
 
   it('runs in the image with the configured runtime when it is on the task PATH; values are named, never on its command line', async () => {
-    const dir = fakeRuntime('docker');
+    const { dir } = fakeRuntime('docker');
     const paths = pathsFor();
     const task = await containerEngine.prepare(
       jobRow({ command: 'run.sh', params: [{ name: 'secret', textValue: 's3cr3t' }] }),
@@ -131,7 +124,7 @@ describe('container engine', () => {
     );
     const image = task.argv.indexOf('quay.io/org/tool:1.0');
     assert.equal(task.argv[0], path.join(dir, 'docker'));
-    assert.deepEqual(task.argv.slice(1, 3), ['run', '--rm']);
+    assert.deepEqual(task.argv.slice(1, 3), ['run', '--name']);
     const options = task.argv.slice(0, image);
     assert.ok(options.join(' ').includes(`-v ${paths.work}:${paths.work} -v ${paths.results}:${paths.results} -w ${paths.work}`));
     assert.ok(options.join(' ').includes('-e RUNYARD_PARAM_SECRET'));
@@ -141,6 +134,46 @@ describe('container engine', () => {
     assert.equal(task.env.RUNYARD_PARAM_SECRET, 's3cr3t');
     assert.equal(task.env.RUNYARD_ARG_2, 's3cr3t');
     assert.deepEqual(task.preamble, []);
+  });
+
+  it("gives the container the job's CPUs and memory, a name per attempt, only work and results writable, and a stop argv", async () => {
+    const { dir } = fakeRuntime('docker');
+    const paths = pathsFor();
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: ['/store/a.txt', '/in/reads'], notes: [] };
+    const job = jobRow({ command: 'x', attempt: 3, resource_cpu: 2, resource_ram: 3 });
+    const task = await containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'docker', taskPath: dir }, inputs);
+    const options = task.argv.slice(1, task.argv.indexOf('library/ubuntu'));
+    const valueOf = (flag: string) => options[options.indexOf(flag) + 1];
+    const name = `runyard-${job.id}-a3`;
+    assert.equal(valueOf('--name'), name);
+    assert.equal(valueOf('--cpus'), '2');
+    assert.equal(valueOf('--memory'), '3g');
+    assert.equal(valueOf('--memory-swap'), '3g');
+    // Kept after it ends (no --rm): its record tells whether it was killed for its memory; the stop removes it.
+    assert.ok(options.includes('--init') && !options.includes('--rm'));
+    assert.equal(valueOf('--security-opt'), 'no-new-privileges');
+    assert.ok(!options.includes('--network'), 'RUNYARD_TASK_NETWORK=host is the runtime default network');
+    // Every mount: the work and results directories read-write, everything else read-only.
+    assert.deepEqual(
+      options.filter((_, i) => options[i - 1] === '-v'),
+      [`${paths.work}:${paths.work}`, `${paths.results}:${paths.results}`, '/store/a.txt:/store/a.txt:ro', '/in/reads:/in/reads:ro'],
+    );
+    assert.deepEqual(task.stop, [path.join(dir, 'docker'), 'rm', '-f', name]);
+    assert.deepEqual(task.oomProbe, [path.join(dir, 'docker'), 'inspect', '--format', '{{.State.OOMKilled}}', name]);
+  });
+
+  it('fractions of CPUs and GiB reach the runtime in its units; RUNYARD_TASK_NETWORK=none gives the container no network', async () => {
+    const { dir } = fakeRuntime('podman');
+    const cfg = { ...config, containerRuntime: 'podman' as const, taskPath: dir, taskNetwork: 'none' as const };
+    const task = await containerEngine.prepare(
+      jobRow({ command: 'x', resource_cpu: 0.5, resource_ram: 0.5 }),
+      workflowRow(),
+      pathsFor(),
+      cfg,
+    );
+    const options = task.argv.join(' ');
+    assert.ok(options.includes('--cpus 0.5 --memory 512m --memory-swap 512m --network none'), options);
+    assert.ok(options.includes(`--name runyard-${jobRow().id}-a1 `), options);
   });
 
   it('a configured runtime that is not on the task PATH: the job fails naming it, and never runs on the host', async () => {
@@ -155,7 +188,7 @@ describe('container engine', () => {
   });
 
   it('refuses an image name that a runtime could read as an option', async () => {
-    const cfg = { ...config, containerRuntime: 'docker' as const, taskPath: fakeRuntime('docker') };
+    const cfg = { ...config, containerRuntime: 'docker' as const, taskPath: fakeRuntime('docker').dir };
     await assert.rejects(
       containerEngine.prepare(jobRow({ command: 'x' }), workflowRow({ container_name: '--privileged' }), pathsFor(), cfg),
       EngineError,

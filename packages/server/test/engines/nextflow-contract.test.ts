@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { nextflowEngine } from '../../src/engines/nextflow.js';
 import { LocalExecutor } from '../../src/executors/local.js';
@@ -18,7 +19,9 @@ function launchDir(config = ''): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-nfc-'));
   writeFileSync(path.join(dir, 'main.nf'), 'workflow { }\n');
   writeFileSync(path.join(dir, 'nextflow.config'), config);
-  mkdirSync(path.join(dir, 'home'));
+  // The fixture's default version installed in its home, as the launcher wants it.
+  mkdirSync(path.join(dir, 'home', 'framework', '23.10.1'), { recursive: true });
+  writeFileSync(path.join(dir, 'home', 'framework', '23.10.1', 'nextflow-23.10.1-one.jar'), '');
   return dir;
 }
 
@@ -126,7 +129,7 @@ describe('the nextflow fixture follows the real program', { timeout: 120_000 }, 
     });
     const exited = new Promise((r) => holder.on('exit', r));
     try {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 120_000;
       while (!(existsSync(path.join(dir, '.nextflow', 'history')) && sessions(dir).length === 1)) {
         assert.ok(Date.now() < deadline, 'the first run started');
         await new Promise((r) => setTimeout(r, 50));
@@ -159,6 +162,7 @@ describe('the nextflow engine with the fixture', { timeout: 120_000 }, () => {
       RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-nfe-')),
       RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
       RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+      ...nextflowHomeEnv(),
     });
   });
   after(() => mirror.remove());

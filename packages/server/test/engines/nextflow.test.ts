@@ -10,6 +10,7 @@ import { nextflowEngine, RUNYARD_NEXTFLOW_CONFIG } from '../../src/engines/nextf
 import { LocalExecutor } from '../../src/executors/local.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { FIXTURE_BIN } from '../scheduler/helpers.js';
 import { allCmdlines, cmdlinesHolding } from './cmdlines.js';
 import { confineAsTheAttemptRunner, jobRow, pathsFor, workflowRow } from './rows.js';
@@ -27,6 +28,7 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
       RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-nf-')),
       RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
       RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+      ...nextflowHomeEnv(),
     });
   });
   after(() => mirror.remove());

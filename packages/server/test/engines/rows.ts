@@ -29,6 +29,8 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     resource_cpu: 1,
     resource_ram: 1,
     instance_type: null,
+    cpus: 1,
+    memory_gib: 1,
     storage_size_gb: 10,
     cost_limit: -1,
     compute_cost_cents: 0,

@@ -23,11 +23,12 @@ describe('job inputs and outputs on S3 (s3rver)', { timeout: 300_000 }, () => {
   inputScenarios(() => w, s3Listing, { embeddedType: 'S3File' });
 
   it("uploads a running job's logs every RUNYARD_LOG_SYNC_MS; a forced abort saves its logs and nothing else", async () => {
-    const r = await w.submitBash('echo started; echo partial > "$RUNYARD_RESULTS_DIR/partial.txt"; sleep 30; :', []);
+    const r = await w.submitBash('echo started; echo partial > "$RUNYARD_RESULTS_DIR/partial.txt"; sleep 600; :', []);
     assert.equal(r.statusCode, 200, r.body);
     const id = r.json().jobId as string;
     const prefix = `${w.ws}/jobs/${id}`;
-    const until = Date.now() + 20_000;
+    // A hang guard, generous for a loaded machine; the job sleeps far longer and is aborted.
+    const until = Date.now() + 180_000;
     let stdout = '';
     while (!stdout.includes('started')) {
       assert.ok(Date.now() < until, 'the logs of the running job never reached the store');

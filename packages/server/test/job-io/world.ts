@@ -91,13 +91,14 @@ export async function ioWorld(env: NodeJS.ProcessEnv = {}): Promise<IoWorld> {
   const bucket = `runyard-${ws}`;
 
   const finished = async (jobId: string) => {
-    const until = Date.now() + 60_000;
+    // A hang guard, generous for a loaded machine (a job here takes seconds when idle).
+    const until = Date.now() + 180_000;
     for (;;) {
       const r = await req('GET', `/api/v1/jobs/${jobId}?teamId=${ws}`);
       assert.equal(r.statusCode, 200, r.body);
       const doc = r.json();
       if (FINAL.includes(doc.status)) return doc;
-      if (Date.now() > until) assert.fail(`job ${jobId} still ${doc.status} after 60 s`);
+      if (Date.now() > until) assert.fail(`job ${jobId} still ${doc.status} after 180 s: ${JSON.stringify(doc.statusMessage ?? null)}`);
       await sleep(50);
     }
   };

@@ -15,15 +15,15 @@ export interface JobWorld {
   close(): Promise<void>;
 }
 
-/** A server with a project, a container workflow and a Nextflow workflow imported from a local mirror. */
-export async function jobWorld(): Promise<JobWorld> {
+/** A server (with `env` on top of the test defaults) with a project, a container workflow and a Nextflow workflow imported from a local mirror. */
+export async function jobWorld(env: NodeJS.ProcessEnv = {}): Promise<JobWorld> {
   const mirror = createGitMirror();
   const repo = mirror.create('acme/rnatoy', {
     files: { 'main.nf': 'workflow {}\n', 'nextflow.config': '' },
     branches: { dev: { 'dev.txt': 'dev' } },
     tags: { 'v1.0': { message: 'release' } },
   });
-  const s = await startTestServer({ env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites) } });
+  const s = await startTestServer({ env: { RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites), ...env } });
   const ws = s.admin.workspaceId;
   const project = await call(s, 'POST', `/api/v1/projects?teamId=${ws}`, { name: 'demo' });
   const docker = await call(s, 'POST', '/api/runyard/admin/workflows/docker', {

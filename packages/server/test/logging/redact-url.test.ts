@@ -22,6 +22,11 @@ describe('redactUrl', () => {
     assert.equal(redactUrl(`/api/v1/users/${KEY}/me`), `/api/v1/users/ry_${ID}_[redacted]/me`);
     assert.equal(redactUrl(`/api/v2/projects?teamId=${KEY}&page=1`), `/api/v2/projects?teamId=ry_${ID}_[redacted]&page=1`);
     assert.equal(redactUrl(`/x?q=%20${KEY}`), `/x?q=%20ry_${ID}_[redacted]`);
+    // Percent-encoded, in part or in whole, it is still a key.
+    assert.equal(redactUrl(`/api/v1/users/ry%5F${ID}%5F${SECRET}/me`), `/api/v1/users/ry_${ID}_[redacted]/me`);
+    const encodedWhole = [...KEY].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+    assert.equal(redactUrl(`/x?q=${encodedWhole}&page=1`), `/x?q=ry_${ID}_[redacted]&page=1`);
+    assert.doesNotMatch(redactUrl(`/x/${encodeURIComponent(KEY)}`), new RegExp(SECRET));
     // A key cut short, or with its id in capitals, is still a key.
     assert.equal(redactUrl(`/x/ry_${ID.toUpperCase()}_${SECRET.slice(0, 10)}`), `/x/ry_${ID.toUpperCase()}_[redacted]`);
   });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freshDatabaseUrl, usingPostgres } from '../../../../test/support/database.js';
 import { running, startMain, type ServerProcess } from '../../../../test/support/server-process.js';
+import { jsonApi } from '../../../../test/support/json-api.js';
 
 // T1 across the whole server: `kill -9` of the server process while jobs are being submitted and
 // run; after a restart every acknowledged job exists, none is stuck, and each ran exactly once.
@@ -47,14 +48,10 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
     const key = (await server.waitFor(/API key: +(\S+)/))[1];
     const ws = (await server.waitFor(/Workspace id: +([0-9a-f]{24})/))[1];
     const base = `http://127.0.0.1:${port}`;
-    const api = async (method: string, url: string, body?: unknown) => {
-      const r = await fetch(`${base}${url}`, {
-        method,
-        headers: { apikey: key, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: r.status, json: (await r.json()) as any };
-    };
+    const api = jsonApi(
+      () => base,
+      () => key,
+    );
     const project = (await api('POST', `/api/v1/projects?teamId=${ws}`, { name: 't1' })).json._id;
     const workflow = (
       await api('POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'sh', containerName: 'library/ubuntu' })

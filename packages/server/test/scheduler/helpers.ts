@@ -15,6 +15,8 @@ import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.
 import { LocalExecutor } from '../../src/executors/local.js';
 import { createSandbox, type Sandbox } from '../../src/executors/sandbox/sandbox.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
+import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
+import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { workflowRow } from '../engines/rows.js';
 
 /** test/fixtures/bin: the fixture nextflow. */
@@ -48,6 +50,8 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
     RUNYARD_ABORT_GRACE_MS: '1000',
     RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
     PATH: process.env.PATH,
+    ...nextflowHomeEnv(),
+    ...TEST_CAPACITY,
     ...env,
   });
 }

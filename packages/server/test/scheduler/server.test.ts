@@ -5,8 +5,11 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '../../src/main.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
+import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
+import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { FIXTURE_BIN, waitFor } from './helpers.js';
 
 /** The scheduler's poll interval here, the longest allowed: any job done sooner was woken. */
@@ -19,16 +22,12 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 300
   let apikey = '';
   let ws = '';
   let projectId = '';
-  const api = async (method: string, url: string, body?: unknown) => {
-    const r = await fetch(`${server.url}${url}`, {
-      method,
-      headers: { apikey, 'content-type': 'application/json' },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await r.text();
-    assert.ok(r.ok, `${method} ${url}: ${r.status} ${text}`);
-    return JSON.parse(text || '{}');
-  };
+  const api = jsonApiOk(
+    jsonApi(
+      () => server.url,
+      () => apikey,
+    ),
+  );
   const jobBody = (workflow: string, extra: Record<string, unknown>) => ({
     project: projectId,
     workflow,
@@ -57,6 +56,8 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 300
         RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
         RUNYARD_SCHEDULER_POLL_MS: String(POLL_MS),
         RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
+        ...TEST_CAPACITY,
+        ...nextflowHomeEnv(),
       },
       (line) => lines.push(line),
     );
@@ -114,6 +115,6 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 300
     await waitFor('the job to run', async () => (await statusOf(jobId)) === 'running');
     await api('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${ws}&forceAbort=true`);
     // Aborted, not completed: stopped long before its sleep would have ended, however slow the machine.
-    await waitFor('the job to be aborted', async () => (await statusOf(jobId)) === 'aborted', 20_000);
+    await waitFor('the job to be aborted', async () => (await statusOf(jobId)) === 'aborted', 120_000);
   });
 });

@@ -46,7 +46,9 @@ function dollars(v: unknown, decimals: number): Value {
 
 /** The fields `job details` shows, in order; the empty ones are left out. */
 export function detailRows(job: JobDocument, platformUrl: string, sdk: Sdk): Array<[string, Value]> {
-  const resources = job.resourceRequirements as { cpu?: number; ram?: number } | undefined;
+  // What the task is given: the used instance's size, or (older servers) the resource requirements.
+  const vcpus = at(job, 'masterInstance.usedInstance.vcpus') ?? at(job, 'resourceRequirements.cpu');
+  const memory = scalar(at(job, 'masterInstance.usedInstance.memoryGiB') ?? at(job, 'resourceRequirements.ram'));
   const instance = at(job, 'masterInstance.usedInstance.type') ?? at(job, 'masterInstance.requestedInstance.type');
   const queue = at(job, 'batch.jobQueue.label') ?? at(job, 'batch.jobQueue.name');
   const parameters = Array.isArray(job.parameters) ? (job.parameters as Record<string, unknown>[]) : [];
@@ -71,13 +73,11 @@ export function detailRows(job: JobDocument, platformUrl: string, sdk: Sdk): Arr
     ['Run time', sdk.formatRunTime(job.startTime, job.endTime)],
     ['Cost', dollars(Number(job.computeCostSpent) / 100, 4)],
     ['Cost limit', dollars(job.computeCostLimit ?? at(job, 'execution.computeCostLimit'), 2)],
-    ['Instance', scalar(instance)],
+    ['Instance type', scalar(instance)],
+    ['vCPUs', scalar(vcpus)],
+    ['Memory', memory === undefined ? undefined : `${String(memory)} GiB`],
     ['Storage', job.storageSizeInGb !== undefined && job.storageSizeInGb !== null ? `${String(job.storageSizeInGb)} GB` : undefined],
     ['Job queue', scalar(queue)],
-    [
-      'Task resources',
-      resources && (resources.cpu || resources.ram) ? `${resources.cpu ?? '?'} CPU, ${resources.ram ?? '?'} GB` : undefined,
-    ],
     ['Resumable', scalar(job.resumable)],
     ['Results', storageUrl(job.results)],
     ['Logs', storageUrl(job.logs)],

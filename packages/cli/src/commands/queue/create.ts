@@ -13,6 +13,7 @@ export interface QueueCreateOptions extends ConnectionFlags {
   concurrency?: number;
   executor?: 'nextflow' | 'cromwell';
   default?: boolean;
+  taskNetwork?: 'host' | 'none';
 }
 
 /**
@@ -31,12 +32,14 @@ export async function queueCreate(opts: QueueCreateOptions, ctx: CliContext): Pr
         ...(opts.concurrency !== undefined && { concurrency: opts.concurrency }),
         ...(opts.executor !== undefined && { executor: opts.executor }),
         ...(opts.default && { isDefault: true }),
+        ...(opts.taskNetwork !== undefined && { taskNetwork: opts.taskNetwork }),
       },
     }),
   );
   ctx.stdout.write(`${queue.id ?? queue._id}\n`);
   ctx.stderr.write(
-    `Job queue "${queue.label}" (${queue.executor}, concurrency ${queue.concurrency}${queue.isDefault ? ', default' : ''}) ` +
+    `Job queue "${queue.label}" (${queue.executor}, concurrency ${queue.concurrency}` +
+      `${queue.taskNetwork ? `, task network ${queue.taskNetwork}` : ''}${queue.isDefault ? ', default' : ''}) ` +
       `created in workspace ${conn.workspaceId}.\n`,
   );
 }
@@ -54,7 +57,13 @@ export function queueCreateCommand(ctx: CliContext): Command {
         'cromwell',
       ]),
     )
-    .option('--default', 'make it the default queue of its executor');
+    .option('--default', 'make it the default queue of its executor')
+    .addOption(
+      new Option(
+        '--task-network <network>',
+        "what its jobs' tasks may reach: host (the host's network) or none (only a loopback of their own); default: the server's setting",
+      ).choices(['host', 'none']),
+    );
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: QueueCreateOptions) => queueCreate(opts, ctx));
 }

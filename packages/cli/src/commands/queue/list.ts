@@ -26,6 +26,7 @@ export const QUEUE_VIEW: ListView<JobQueue> = {
     { header: 'TYPE', value: (q) => q.resourceType },
     { header: 'BACKEND', value: (q) => q.backend },
     { header: 'CONCURRENCY', value: (q) => q.concurrency },
+    { header: 'NETWORK', value: (q) => q.taskNetwork ?? 'server default' },
   ],
   records: recordsOf<JobQueue>([
     'id',
@@ -38,6 +39,7 @@ export const QUEUE_VIEW: ListView<JobQueue> = {
     'resourceType',
     'backend',
     'concurrency',
+    'taskNetwork',
   ]),
 };
 

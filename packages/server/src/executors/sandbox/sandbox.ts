@@ -34,7 +34,7 @@ export function createSandbox(settings: SandboxSettings): Sandbox {
         'or set RUNYARD_SANDBOX=none to run job tasks unconfined.',
     );
   }
-  return { kind: 'bwrap', argv: (task) => bwrapArgv(bwrap, task, settings.taskNetwork), note: null };
+  return { kind: 'bwrap', argv: (task) => bwrapArgv(bwrap, task, task.network ?? settings.taskNetwork), note: null };
 }
 
 /** The default of an executor built without settings: confined, host network, bwrap from the system's PATH. */

@@ -1,0 +1,346 @@
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What a task is given of the machine: the kernel holds it to these. */
+export interface TaskResources {
+  cpus: number;
+  memoryGiB: number;
+}
+
+/** RUNYARD_CGROUPS: auto (v2 where the unified hierarchy has the controllers, else v1) or none. */
+export type CgroupMode = 'auto' | 'none';
+
+/** The CFS period of a task's CPU quota: quota = cpus x period. */
+export const CPU_PERIOD_US = 100_000;
+
+/** The folder, under the server's own cgroup of each controller, that holds the groups of its tasks. */
+export const TASKS_FOLDER = 'runyard';
+
+const NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+
+/** What the kernel tells this process about its cgroups (files of /proc/self), as text, so a test can give a fake host. */
+export interface HostView {
+  mountinfo: string;
+  /** /proc/self/cgroup */
+  selfCgroup: string;
+  pid: number;
+}
+
+export function readHostView(): HostView {
+  return {
+    mountinfo: readFileSync('/proc/self/mountinfo', 'utf8'),
+    selfCgroup: readFileSync('/proc/self/cgroup', 'utf8'),
+    pid: process.pid,
+  };
+}
+
+interface Mount {
+  root: string;
+  point: string;
+  fstype: string;
+  superOptions: string[];
+}
+
+/** mountinfo escapes space, tab, newline and backslash as octal. */
+function unescape(field: string): string {
+  return field.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+export function parseMountinfo(text: string): Mount[] {
+  const mounts: Mount[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.split(' ');
+    const dash = fields.indexOf('-');
+    if (dash < 6 || fields.length < dash + 4) continue;
+    mounts.push({
+      root: unescape(fields[3]),
+      point: unescape(fields[4]),
+      fstype: fields[dash + 1],
+      superOptions: fields[dash + 3].split(','),
+    });
+  }
+  return mounts;
+}
+
+/** Lines of /proc/self/cgroup: hierarchy id, controllers (empty for v2) and the process's path in that hierarchy. */
+export function parseSelfCgroup(text: string): { controllers: string[]; path: string }[] {
+  return text
+    .split('\n')
+    .map((line) => /^\d+:([^:]*):(.*)$/.exec(line))
+    .filter((m) => m !== null)
+    .map((m) => ({ controllers: m[1] ? m[1].split(',') : [], path: m[2] }));
+}
+
+/** The directory of a cgroup path inside a mounted hierarchy, or null when the mount does not show it (another namespace). */
+function dirOf(mount: Mount, cgroupPath: string): string | null {
+  const rel = path.posix.relative(mount.root, cgroupPath);
+  if (rel.startsWith('..') || path.posix.isAbsolute(rel)) return null;
+  return path.join(mount.point, rel);
+}
+
+function words(file: string): string[] {
+  try {
+    return readFileSync(file, 'utf8').split(/\s+/).filter(Boolean);
+  } catch {
+    return [];
+  }
+}
+
+/** "key value" lines (memory.events, memory.oom_control): the value of key, or null. */
+function counter(file: string, key: string): number | null {
+  let text;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** A task's group in one hierarchy; the name is checked, so it never leaves the base. */
+function groupDir(base: string, name: string): string {
+  if (!NAME.test(name)) throw new Error(`Not a cgroup name: ${JSON.stringify(name)}`);
+  return path.join(base, name);
+}
+
+function bytesOf(memoryGiB: number): number {
+  return Math.round(memoryGiB * 1024 ** 3);
+}
+
+function checkResources({ cpus, memoryGiB }: TaskResources): void {
+  if (!(cpus > 0) || !(memoryGiB > 0)) throw new Error(`Not resources a task can be limited to: ${cpus} CPUs, ${memoryGiB} GiB.`);
+}
+
+/**
+ * The cgroups of this server's tasks: one group per task (per attempt), named deterministically
+ * so a restarted server finds the group of a task it reattaches to, under `runyard/` in the
+ * server's own cgroup of each hierarchy. Created with its limits before the task starts (the
+ * task's wrapper joins it before running anything of the task, so children inherit it), read
+ * after the end (was a process killed for passing the memory limit?), then removed.
+ */
+export interface Cgroups {
+  readonly version: 1 | 2 | null;
+  /** Why limits are not enforced on this host; null when they are. */
+  readonly unavailable: string | null;
+  /** Creates the task's group with its limits; returns the files the task's wrapper writes its pid into. */
+  create(name: string, resources: TaskResources): string[];
+  /** Whether the kernel killed a process of the group for passing its memory limit (killedBySigkill: the task's end, for hosts that do not count OOM kills). */
+  oomKilled(name: string, killedBySigkill: boolean): boolean;
+  /** Kills what is left in the group and removes it (retrying while the kernel still counts leaving processes). */
+  remove(name: string): Promise<void>;
+}
+
+/** Per-task groups in one or more hierarchies: v1 has a directory per controller, v2 one. */
+abstract class TaskGroups implements Cgroups {
+  abstract readonly version: 1 | 2;
+  readonly unavailable = null;
+
+  /** bases: `<own cgroup>/runyard` of each hierarchy, which exist. */
+  constructor(protected readonly bases: string[]) {}
+
+  protected dirs(name: string): string[] {
+    return this.bases.map((base) => groupDir(base, name));
+  }
+
+  protected abstract limit(name: string, resources: TaskResources): void;
+
+  create(name: string, resources: TaskResources): string[] {
+    checkResources(resources);
+    const dirs = this.dirs(name);
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    this.limit(name, resources);
+    return dirs.map((dir) => path.join(dir, 'cgroup.procs'));
+  }
+
+  abstract oomKilled(name: string, killedBySigkill: boolean): boolean;
+
+  async remove(name: string): Promise<void> {
+    for (const dir of this.dirs(name)) {
+      for (let tries = 0; existsSync(dir); tries++) {
+        // Members are in this process's PID namespace; none can be a reused pid while it is a member.
+        for (const pid of words(path.join(dir, 'cgroup.procs'))) {
+          try {
+            process.kill(Number(pid), 'SIGKILL');
+          } catch {
+            // Gone meanwhile.
+          }
+        }
+        try {
+          rmdirSync(dir);
+        } catch (e) {
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code === 'ENOENT') break;
+          if (code !== 'EBUSY' || tries >= 100) throw e;
+          await sleep(100);
+        }
+      }
+    }
+  }
+}
+
+/** v1: a directory per controller (memory, cpu; one when they share a hierarchy). */
+export class CgroupsV1 extends TaskGroups {
+  readonly version = 1;
+
+  constructor(
+    private readonly memoryBase: string,
+    private readonly cpuBase: string,
+  ) {
+    super(memoryBase === cpuBase ? [memoryBase] : [memoryBase, cpuBase]);
+  }
+
+  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
+    const memory = groupDir(this.memoryBase, name);
+    const cpu = groupDir(this.cpuBase, name);
+    const bytes = String(bytesOf(memoryGiB));
+    // The memory limit first: memory+swap may never be below it. Memory+swap at the same value, so swap cannot hide overuse.
+    writeFileSync(path.join(memory, 'memory.limit_in_bytes'), bytes);
+    if (existsSync(path.join(memory, 'memory.memsw.limit_in_bytes')))
+      writeFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), bytes);
+    try {
+      writeFileSync(path.join(memory, 'memory.swappiness'), '0');
+    } catch {
+      // Refused where the parent's hierarchy sets it; memsw (or no swap) holds the limit anyway.
+    }
+    writeFileSync(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
+    writeFileSync(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, Math.round(cpus * CPU_PERIOD_US))));
+  }
+
+  oomKilled(name: string, killedBySigkill: boolean): boolean {
+    const dir = groupDir(this.memoryBase, name);
+    const kills = counter(path.join(dir, 'memory.oom_control'), 'oom_kill');
+    // Kernels before 4.13 do not count kills: a SIGKILLed task of a group that hit its limit.
+    if (kills === null) return killedBySigkill && Number(words(path.join(dir, 'memory.failcnt'))[0] ?? 0) > 0;
+    return kills > 0;
+  }
+}
+
+/** v2: one directory, in the unified hierarchy. */
+export class CgroupsV2 extends TaskGroups {
+  readonly version = 2;
+
+  constructor(base: string) {
+    super([base]);
+  }
+
+  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
+    const [dir] = this.dirs(name);
+    writeFileSync(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
+    // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
+    if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
+    writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+  }
+
+  oomKilled(name: string): boolean {
+    const [dir] = this.dirs(name);
+    return (counter(path.join(dir, 'memory.events'), 'oom_kill') ?? 0) > 0;
+  }
+}
+
+/** No limits: says why at every task. */
+class NoCgroups implements Cgroups {
+  readonly version = null;
+  constructor(readonly unavailable: string) {}
+  create(): string[] {
+    throw new Error(this.unavailable);
+  }
+  oomKilled(): boolean {
+    return false;
+  }
+  async remove(): Promise<void> {}
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+const CONTROLLERS = ['memory', 'cpu'];
+
+/**
+ * v2: the server's cgroup must have the memory and cpu controllers, and hand them down to
+ * `runyard/`. A cgroup that holds processes cannot hand controllers down (except the root), so
+ * the server first moves itself into a leaf of its own (`server/`), as a delegated manager does
+ * (systemd's Delegate=yes). Throws why not.
+ */
+function prepareV2(ownDir: string, pid: number): string {
+  const available = words(path.join(ownDir, 'cgroup.controllers'));
+  const missing = CONTROLLERS.filter((c) => !available.includes(c));
+  if (missing.length) throw new Error(`the controllers ${missing.join(', ')} are not available in the server's cgroup ${ownDir}`);
+  const enable = (dir: string) => {
+    const enabled = words(path.join(dir, 'cgroup.subtree_control'));
+    const wanted = CONTROLLERS.filter((c) => !enabled.includes(c));
+    if (wanted.length) writeFileSync(path.join(dir, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
+  };
+  try {
+    enable(ownDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EBUSY') throw e;
+    const leaf = path.join(ownDir, 'server');
+    mkdirSync(leaf, { recursive: true });
+    writeFileSync(path.join(leaf, 'cgroup.procs'), String(pid));
+    try {
+      enable(ownDir);
+    } catch (again) {
+      throw new Error(
+        `the server's cgroup ${ownDir} holds other processes, so it cannot hand the controllers down ` +
+          `(${messageOf(again)}); run the server in a cgroup of its own with the controllers delegated (systemd: Delegate=yes)`,
+      );
+    }
+  }
+  const base = path.join(ownDir, TASKS_FOLDER);
+  mkdirSync(base, { recursive: true });
+  enable(base);
+  return base;
+}
+
+function detectV2(host: HostView): Cgroups {
+  const own = parseSelfCgroup(host.selfCgroup).find((l) => l.controllers.length === 0 && l.path);
+  const mount = parseMountinfo(host.mountinfo).find((m) => m.fstype === 'cgroup2');
+  if (!own || !mount) throw new Error('no unified (v2) hierarchy');
+  const ownDir = dirOf(mount, own.path);
+  if (!ownDir) throw new Error(`the server's cgroup ${own.path} is not under the v2 mount ${mount.point}`);
+  return new CgroupsV2(prepareV2(ownDir, host.pid));
+}
+
+function detectV1(host: HostView): Cgroups {
+  const mounts = parseMountinfo(host.mountinfo).filter((m) => m.fstype === 'cgroup');
+  const lines = parseSelfCgroup(host.selfCgroup);
+  const base = (controller: string): string => {
+    const mount = mounts.find((m) => m.superOptions.includes(controller));
+    const own = lines.find((l) => l.controllers.includes(controller));
+    if (!mount || !own) throw new Error(`no v1 ${controller} controller is mounted`);
+    const ownDir = dirOf(mount, own.path);
+    if (!ownDir) throw new Error(`the server's ${controller} cgroup ${own.path} is not under its mount ${mount.point}`);
+    const dir = path.join(ownDir, TASKS_FOLDER);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  return new CgroupsV1(base('memory'), base('cpu'));
+}
+
+/**
+ * The cgroups of this host (RUNYARD_CGROUPS): with auto, v2 where the unified hierarchy has the
+ * memory and cpu controllers, else v1 where both are mounted and writable, else none, with the
+ * reasons (which every job's log repeats: limits are never silently unenforced).
+ */
+export function detectCgroups(mode: CgroupMode, host: () => HostView = readHostView): Cgroups {
+  if (mode === 'none') return new NoCgroups('RUNYARD_CGROUPS=none');
+  if (process.platform !== 'linux') return new NoCgroups('cgroups are a Linux feature');
+  let view: HostView;
+  try {
+    view = host();
+  } catch (e) {
+    return new NoCgroups(`the cgroups of the server cannot be read (${messageOf(e)})`);
+  }
+  const reasons: string[] = [];
+  for (const detect of [detectV2, detectV1]) {
+    try {
+      return detect(view);
+    } catch (e) {
+      reasons.push(messageOf(e));
+    }
+  }
+  return new NoCgroups(`no usable cgroups (v2: ${reasons[0]}; v1: ${reasons[1]})`);
+}

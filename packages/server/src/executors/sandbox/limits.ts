@@ -1,0 +1,79 @@
+import { createHash } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { AttemptControl, TaskSpec } from '../executor.js';
+import { detectCgroups, type Cgroups } from './cgroup.js';
+
+/** The line of a job's log whose task runs without its CPU and memory limits. */
+export function unenforcedNote(reason: string): string {
+  return `Runyard: CPU and memory limits are not enforced on this host: ${reason}.`;
+}
+
+/**
+ * The attempt's group: the job (its control directory's name) and the attempt, so a restarted
+ * server derives the same; with a digest of the directory's path, so two servers of one host
+ * (other data directories) never share a group.
+ */
+export function groupNameOf(control: AttemptControl): string {
+  const dir = path.resolve(control.dir);
+  const digest = createHash('sha256').update(dir).digest('hex').slice(0, 8);
+  return `${path.basename(dir)}-a${control.attempt}-${digest}`;
+}
+
+/** Written when the kernel killed the task for its memory: the group that told it is removed, the verdict stays. */
+function oomFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.oom`);
+}
+
+/**
+ * The local executor's resource limits (a task's `resources`), through per-task cgroups: the
+ * group is made before launch and joined by the task's wrapper before the task runs; after the
+ * end, whether the kernel killed it for passing its memory limit, then the group goes. Hosts are
+ * detected on first use (detection may create folders, or on v2 move the server into a leaf).
+ */
+export class TaskLimits {
+  private detected: Cgroups | null = null;
+
+  constructor(private readonly detect: () => Cgroups = () => detectCgroups('auto')) {}
+
+  private get cgroups(): Cgroups {
+    this.detected ??= this.detect();
+    return this.detected;
+  }
+
+  /** The files the task's wrapper joins, and a line for its log when its limits cannot be enforced. */
+  prepare(task: TaskSpec, control: AttemptControl): { procsFiles: string[]; note: string | null } {
+    if (!task.resources) return { procsFiles: [], note: null };
+    const { cgroups } = this;
+    if (cgroups.unavailable) return { procsFiles: [], note: unenforcedNote(cgroups.unavailable) };
+    try {
+      return { procsFiles: cgroups.create(groupNameOf(control), task.resources), note: null };
+    } catch (e) {
+      return { procsFiles: [], note: unenforcedNote(`the task's cgroup could not be set up (${(e as Error).message})`) };
+    }
+  }
+
+  /**
+   * After the task ended (nothing of its process group left): whether it was killed for passing
+   * its memory limit. killedBySigkill: it died of SIGKILL or without an exit code; oomElsewhere:
+   * something outside the group (a container's runtime) says it was, which is recorded too. The group is
+   * removed, along with anything that left the process group but not the cgroup.
+   */
+  async settle(control: AttemptControl, killedBySigkill: boolean, oomElsewhere = false): Promise<boolean> {
+    const { cgroups } = this;
+    const recorded = () => existsSync(oomFileOf(control));
+    if (oomElsewhere) writeFileSync(oomFileOf(control), 'oom\n');
+    if (cgroups.unavailable) return recorded();
+    const name = groupNameOf(control);
+    // Read again after the group: another caller may have recorded and removed it meanwhile.
+    const oom = recorded() || cgroups.oomKilled(name, killedBySigkill) || recorded();
+    if (oom) writeFileSync(oomFileOf(control), 'oom\n');
+    await cgroups.remove(name);
+    return oom;
+  }
+
+  /** A task that never started: its group, if any, is removed. */
+  async discard(control: AttemptControl): Promise<void> {
+    if (!this.cgroups.unavailable) await this.cgroups.remove(groupNameOf(control));
+  }
+}

@@ -1,0 +1,50 @@
+import type { Config } from '../config.js';
+import { AppError } from '../errors/app-error.js';
+import { quoted } from '../errors/quoted.js';
+import { jobResources, type JobResources, type ResourcedJob } from '../instance-types/job-resources.js';
+import { instanceTypes } from '../instance-types/load.js';
+import { capacityOf } from '../scheduler/capacity.js';
+
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** An instance type the catalogue lacks is refused: nothing could size or price the job. */
+function checkInstanceType(config: Config, type: string | null): void {
+  if (type === null || instanceTypes(config).has(type)) return;
+  throw new AppError(
+    'VALIDATION_FAILED',
+    `Instance type ${quoted(type)} is not one this server offers; GET /api/runyard/instance-types (runyard instance-types list) lists them.`,
+  );
+}
+
+/** A job larger than its executor's whole capacity would wait forever: it is refused, naming the limit. */
+function checkFits(config: Config, backend: string, r: JobResources): void {
+  const capacity = capacityOf(config, backend);
+  if (!capacity) return;
+  const source = r.instanceType ? `instance type ${r.instanceType}` : 'its cpu and ram';
+  const fix = r.instanceType ? 'choose a smaller instance type' : 'ask for less';
+  if (r.cpus > capacity.cpus) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The job asks for ${count(r.cpus, 'vCPU')} (${source}), more than this server's ${backend} executor has ` +
+        `(${capacity.cpus}, ${capacity.cpusSetting}); ${fix} or raise ${capacity.cpusSetting}.`,
+    );
+  }
+  if (r.memoryGiB > capacity.memoryGiB) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `The job asks for ${r.memoryGiB} GiB of memory (${source}), more than this server's ${backend} executor has ` +
+        `(${capacity.memoryGiB} GiB, ${capacity.memorySetting}); ${fix} or raise ${capacity.memorySetting}.`,
+    );
+  }
+}
+
+/**
+ * What a job about to be stored will hold while it runs, once it is known that its instance type
+ * exists and that its queue's executor could ever give it that much (400 otherwise).
+ */
+export function admitJob(config: Config, backend: string, job: ResourcedJob): JobResources {
+  checkInstanceType(config, job.instance_type);
+  const resources = jobResources(config, job);
+  checkFits(config, backend, resources);
+  return resources;
+}

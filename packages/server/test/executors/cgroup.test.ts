@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
+import { LocalExecutor } from '../../src/executors/local.js';
+import { detectCgroups, readHostView, type Cgroups, type HostView } from '../../src/executors/sandbox/cgroup.js';
+import { groupNameOf, TaskLimits } from '../../src/executors/sandbox/limits.js';
+import { createSandbox, defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const UNCONFINED = createSandbox({ sandbox: 'none', taskNetwork: 'host', taskPath: PATH });
+const GiB = 1024 ** 3;
+
+function scratch(): { dir: string; control: AttemptControl; task: (script: string, resources?: TaskSpec['resources']) => TaskSpec } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-cgroup-'));
+  // A control directory named like a job's: the group's name starts with it.
+  const control = { dir: path.join(dir, 'run', path.basename(dir)), attempt: 1 };
+  const task = (script: string, resources?: TaskSpec['resources']): TaskSpec => ({
+    argv: ['bash', '-c', script],
+    env: { PATH },
+    cwd: path.join(dir, 'work'),
+    logFile: path.join(dir, 'logs', 'stdout.txt'),
+    ...(resources && { resources }),
+  });
+  return { dir, control, task };
+}
+
+/** Holds n MiB in memory, then prints how many bytes it held: tail keeps a line (here, all of it) until its end. */
+const hog = (mib: number) => `set -o pipefail; head -c ${mib}M /dev/zero | tail | wc -c`;
+
+const logOf = (dir: string) => readFileSync(path.join(dir, 'logs', 'stdout.txt'), 'utf8');
+
+/** The directory of the server's own cgroup of a v1 controller, as the kernel tells it. */
+function ownV1Dir(controller: string): string {
+  const own = /^\d+:([^:]*):(.*)$/m;
+  const line = readHostView()
+    .selfCgroup.split('\n')
+    .map((l) => own.exec(l))
+    .find((m) => m && m[1].split(',').includes(controller))!;
+  return path.join('/sys/fs/cgroup', controller, line[2]);
+}
+
+const host = detectCgroups('auto');
+const v1 = host.version === 1 ? false : `this host has no writable cgroup v1 controllers (${host.unavailable ?? `v${host.version}`})`;
+
+describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeout: 300_000, skip: v1 }, () => {
+  it('the task runs in its own memory and cpu groups, which hold its limits, and are removed after its end', async () => {
+    const { dir, control, task } = scratch();
+    const executor = new LocalExecutor(50, UNCONFINED);
+    const name = groupNameOf(control);
+    const memory = path.join(ownV1Dir('memory'), 'runyard', name);
+    const cpu = path.join(ownV1Dir('cpu'), 'runyard', name);
+    // The task reports its groups and the limits it is held to, as seen from inside.
+    const script = [
+      'cat /proc/self/cgroup',
+      `echo "mem=$(cat "$1/memory.limit_in_bytes") memsw=$(cat "$1/memory.memsw.limit_in_bytes") quota=$(cat "$2/cpu.cfs_quota_us") period=$(cat "$2/cpu.cfs_period_us")"`,
+    ].join('\n');
+    const spec = task(script, { cpus: 1.5, memoryGiB: 0.5 });
+    spec.argv.push('job', memory, cpu);
+    const id = await executor.launch(spec, control);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    const log = logOf(dir);
+    assert.match(log, new RegExp(`^\\d+:memory:.*/runyard/${name}$`, 'm'));
+    assert.match(log, new RegExp(`^\\d+:([^:]*,)?cpu(,[^:]*)?:.*/runyard/${name}$`, 'm'));
+    assert.match(log, new RegExp(`^mem=${0.5 * GiB} memsw=${0.5 * GiB} quota=150000 period=100000$`, 'm'));
+    assert.ok(!existsSync(memory) && !existsSync(cpu), 'the groups are removed');
+  });
+
+  it('a sandboxed task that passes its memory limit is killed by the kernel, and its end says so, then and later', async () => {
+    const { dir, control, task } = scratch();
+    const executor = new LocalExecutor(50, defaultSandbox());
+    const id = await executor.launch(task(hog(512), { cpus: 1, memoryGiB: 0.25 }), control);
+    const end = await executor.wait(control, id);
+    assert.equal(end.state, 'exited', logOf(dir));
+    assert.equal(end.outOfMemory, true, logOf(dir));
+    assert.doesNotMatch(logOf(dir), /^536870912$/m);
+    assert.ok(!existsSync(path.join(ownV1Dir('memory'), 'runyard', groupNameOf(control))));
+    // A server that looks again (after a restart) is told the same, though the group is gone.
+    assert.deepEqual(await executor.inspect(control, id), end);
+  });
+
+  it('a task within its limit ends normally', async () => {
+    const { dir, control, task } = scratch();
+    const executor = new LocalExecutor(50, defaultSandbox());
+    const id = await executor.launch(task(hog(64), { cpus: 1, memoryGiB: 0.25 }), control);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 }, logOf(dir));
+    assert.match(logOf(dir), /^67108864$/m);
+  });
+});
+
+describe('task limits', { timeout: 120_000 }, () => {
+  it('without cgroups, the log says the limits are not enforced, and why', async () => {
+    const { dir, control, task } = scratch();
+    const executor = new LocalExecutor(50, UNCONFINED, new TaskLimits(() => detectCgroups('none')));
+    const id = await executor.launch(task('echo ran', { cpus: 1, memoryGiB: 1 }), control);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    assert.match(logOf(dir), /^Runyard: CPU and memory limits are not enforced on this host: RUNYARD_CGROUPS=none\.\nran\n$/m);
+  });
+
+  it('a task that cannot join its cgroup does not run', async () => {
+    const { dir, control, task } = scratch();
+    const missing = path.join(dir, 'no-such-group', 'cgroup.procs');
+    const fake: Cgroups = {
+      version: 1,
+      unavailable: null,
+      create: () => [missing],
+      oomKilled: () => false,
+      remove: async () => undefined,
+    };
+    const executor = new LocalExecutor(50, UNCONFINED, new TaskLimits(() => fake));
+    const id = await executor.launch(task('echo ran', { cpus: 1, memoryGiB: 1 }), control);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 125 });
+    assert.doesNotMatch(logOf(dir), /^ran$/m);
+    assert.ok(logOf(dir).includes(`Runyard: the task could not join its cgroup (${missing}).`));
+  });
+});
+
+describe('cgroups v2 (a fake unified hierarchy)', () => {
+  function fakeV2(): { root: string; own: string; view: HostView } {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'runyard-cgroup2-'));
+    const own = path.join(root, 'system.slice', 'runyard.service');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(path.join(own, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+    writeFileSync(path.join(own, 'cgroup.subtree_control'), '\n');
+    const mountinfo = [
+      `31 23 0:27 / ${root.replaceAll(' ', '\\040')} rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate`,
+      '22 1 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw',
+    ].join('\n');
+    return { root, own, view: { mountinfo, selfCgroup: '0::/system.slice/runyard.service\n', pid: 4242 } };
+  }
+
+  it('hands the memory and cpu controllers down to runyard/, and writes memory.max, memory.swap.max and cpu.max', async () => {
+    const { root, own, view } = fakeV2();
+    const cgroups = detectCgroups('auto', () => view);
+    assert.equal(cgroups.unavailable, null);
+    assert.equal(cgroups.version, 2);
+    assert.equal(readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
+    assert.equal(readFileSync(path.join(own, 'runyard', 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
+    const group = path.join(own, 'runyard', 'job1-a2');
+    mkdirSync(group);
+    writeFileSync(path.join(group, 'memory.swap.max'), 'max\n');
+    assert.deepEqual(cgroups.create('job1-a2', { cpus: 2, memoryGiB: 1.5 }), [path.join(group, 'cgroup.procs')]);
+    assert.equal(readFileSync(path.join(group, 'memory.max'), 'utf8'), String(1.5 * GiB));
+    assert.equal(readFileSync(path.join(group, 'memory.swap.max'), 'utf8'), '0');
+    assert.equal(readFileSync(path.join(group, 'cpu.max'), 'utf8'), '200000 100000');
+    assert.equal(cgroups.oomKilled('job1-a2', false), false);
+    writeFileSync(path.join(group, 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n');
+    assert.equal(cgroups.oomKilled('job1-a2', false), true);
+    // A real group's files vanish with it; here they are removed first.
+    rmSync(group, { recursive: true });
+    await cgroups.remove('job1-a2');
+    assert.throws(() => cgroups.create('../escape', { cpus: 1, memoryGiB: 1 }), /Not a cgroup name/);
+    rmSync(root, { recursive: true });
+  });
+
+  it('without the controllers in the server cgroup, falls back to v1, and says why when neither is there', () => {
+    const { root, own, view } = fakeV2();
+    writeFileSync(path.join(own, 'cgroup.controllers'), 'pids io\n');
+    const cgroups = detectCgroups('auto', () => view);
+    assert.equal(cgroups.version, null);
+    assert.match(
+      cgroups.unavailable!,
+      /v2: the controllers memory, cpu are not available in the server's cgroup .*; v1: no v1 memory controller is mounted/,
+    );
+    rmSync(root, { recursive: true });
+  });
+
+  it('v1 with cpu and cpuacct sharing a hierarchy (a fake): memory.limit_in_bytes, memory.memsw.limit_in_bytes and the cpu quota', () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'runyard-cgroup1-'));
+    const view: HostView = {
+      mountinfo: [
+        `32 31 0:29 / ${root}/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct`,
+        `35 31 0:32 /outer ${root}/memory rw,relatime - cgroup cgroup rw,memory`,
+      ].join('\n'),
+      selfCgroup: '4:memory:/outer/svc\n2:cpu,cpuacct:/svc\n0::/\n',
+      pid: 1,
+    };
+    const cgroups = detectCgroups('auto', () => view);
+    assert.equal(cgroups.version, 1, cgroups.unavailable ?? '');
+    const memory = path.join(root, 'memory', 'svc', 'runyard', 'j-a1');
+    const cpu = path.join(root, 'cpu,cpuacct', 'svc', 'runyard', 'j-a1');
+    mkdirSync(memory, { recursive: true });
+    writeFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), '');
+    assert.deepEqual(cgroups.create('j-a1', { cpus: 4, memoryGiB: 8 }), [
+      path.join(memory, 'cgroup.procs'),
+      path.join(cpu, 'cgroup.procs'),
+    ]);
+    assert.equal(readFileSync(path.join(memory, 'memory.limit_in_bytes'), 'utf8'), String(8 * GiB));
+    assert.equal(readFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), 'utf8'), String(8 * GiB));
+    assert.equal(readFileSync(path.join(cpu, 'cpu.cfs_quota_us'), 'utf8'), '400000');
+    assert.equal(readFileSync(path.join(cpu, 'cpu.cfs_period_us'), 'utf8'), '100000');
+    writeFileSync(path.join(memory, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 2\n');
+    assert.equal(cgroups.oomKilled('j-a1', false), true);
+    rmSync(root, { recursive: true });
+  });
+});
