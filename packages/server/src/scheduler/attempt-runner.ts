@@ -123,11 +123,15 @@ export class AttemptRunner {
     const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
     const { blobs, config, db } = this.ctx;
     this.paths = await taskPaths(config.dataDir, blobs, job);
-    for (const dir of [this.paths.work, this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
+    for (const dir of [this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
     // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
-    // Under the directory's lock: the clean-up of a job that shares it (a resumed job's parent) is not half done.
+    // Made and pulled under the directory's lock: the clean-up of a job that shares it (a resumed
+    // job's parent) is not half done, and does not remove the directories being made.
     const paths = this.paths;
-    await withWorkDirLock(paths.work, () => pullWorkDir(this.ctx, paths));
+    await withWorkDirLock(paths.work, async () => {
+      await mkdir(paths.work, { recursive: true });
+      await pullWorkDir(this.ctx, paths);
+    });
     const inputs = await stageInputs({ db, blobs }, job, this.paths.inputs);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
     const queue = job.queue_id

@@ -72,9 +72,10 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
       .where('status', 'in', ACTIVE_STATUSES)
       .executeTakeFirst();
     if (!sharing) await remove(paths.work);
+    // The job's own directory, once empty (its work directory may still serve a resumed job); under
+    // the lock too, as a resumed job's mkdir of the work directory recreates it.
+    await rmdir(paths.root).catch(() => undefined);
   });
-  // The job's own directory, once empty (its work directory may still serve a resumed job).
-  await rmdir(paths.root).catch(() => undefined);
 }
 
 /**
