@@ -6,8 +6,10 @@ import * as b1 from './b1-projects.mjs';
 import * as b2 from './b2-submissions.mjs';
 import * as b3 from './b3-latency.mjs';
 import * as b4 from './b4-throughput.mjs';
+import * as b7 from './b7-load.mjs';
+import * as b8 from './b8-slurm.mjs';
 
-const BENCHMARKS = { b1, b2, b3, b4 };
+const BENCHMARKS = { b1, b2, b3, b4, b7, b8 };
 
 const wanted = process.argv.slice(2).map((a) => a.toLowerCase());
 const unknown = wanted.filter((id) => !Object.hasOwn(BENCHMARKS, id));

@@ -50,11 +50,13 @@ describe('runyard queue list|create', { timeout: 300_000 }, () => {
       'local',
       '4',
       'server default',
+      '',
+      '',
     ]);
     const csv = await run(['queue', 'list', '--output-format', 'csv']);
     assert.equal(
       csv.stdout.split('\n')[0],
-      'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency,taskNetwork',
+      'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency,taskNetwork,hpcId,partition',
     );
     assert.equal(csv.stdout.trimEnd().split('\n').length, 4);
   });

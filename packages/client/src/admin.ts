@@ -6,6 +6,8 @@ import type {
   AdminUserCreateBody,
   AdminWorkspace,
   DockerWorkflowCreateBody,
+  HpcCluster,
+  HpcClusterCreateBody,
   Role,
   Workflow,
 } from '@runyard/contract';
@@ -53,5 +55,12 @@ export class AdminClient {
   }
   revokeApiKey(keyId: string): Promise<AdminApiKey> {
     return this.t.request('DELETE', `/api/runyard/admin/apikeys/${encodeURIComponent(keyId)}`);
+  }
+  /** Registers a Slurm cluster; its id is the `hpcId` of jobs (executionPlatform hpc) and queues. */
+  createHpcCluster(body: HpcClusterCreateBody): Promise<HpcCluster> {
+    return this.t.request('POST', '/api/runyard/admin/hpc', { body });
+  }
+  async listHpcClusters(): Promise<HpcCluster[]> {
+    return (await this.t.request<{ clusters: HpcCluster[] }>('GET', '/api/runyard/admin/hpc')).clusters;
   }
 }

@@ -34,6 +34,8 @@ export const ERROR_CODES = {
   JOB_STATE_CONFLICT: { status: 409, message: 'The job is not in a state that allows this.' },
   QUEUE_NOT_FOUND: { status: 404, message: 'Job queue not found.' },
   QUEUE_NAME_TAKEN: { status: 409, message: 'A job queue with this name already exists in the workspace.' },
+  HPC_NOT_FOUND: { status: 404, message: 'HPC cluster not found.' },
+  HPC_CLUSTER_NAME_TAKEN: { status: 409, message: 'An HPC cluster with this name is already registered.' },
   DATASET_NOT_FOUND: { status: 404, message: 'Dataset not found.' },
   FOLDER_NOT_FOUND: { status: 404, message: 'Folder not found.' },
   FILE_NOT_FOUND: { status: 404, message: 'File not found.' },

@@ -10,5 +10,6 @@ export * from './schemas/project.js';
 export * from './schemas/admin.js';
 export * from './schemas/workflow.js';
 export * from './schemas/job.js';
+export * from './schemas/hpc.js';
 export * from './schemas/folder.js';
 export * from './schemas/costs.js';

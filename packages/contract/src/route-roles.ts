@@ -89,4 +89,6 @@ export const ROUTE_ROLES = {
   adminDockerWorkflowCreate: 'platformAdmin',
   adminQueueCreate: 'platformAdmin',
   adminQueueList: 'platformAdmin',
+  adminHpcCreate: 'platformAdmin',
+  adminHpcList: 'platformAdmin',
 } as const satisfies Record<RouteId, RouteAccess>;

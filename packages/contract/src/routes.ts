@@ -3,6 +3,7 @@ import * as admin from './schemas/admin.js';
 import * as costs from './schemas/costs.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
+import * as hpc from './schemas/hpc.js';
 import * as job from './schemas/job.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
@@ -478,6 +479,29 @@ export const ROUTES = {
     status: 200,
     querystring: admin.AdminMemberQuery,
     response: Type.Object({ queues: Type.Array(job.JobQueue) }),
+  }),
+  adminHpcCreate: route({
+    method: 'POST',
+    path: '/api/runyard/admin/hpc',
+    summary: 'Register an HPC (Slurm) cluster; its id is the hpc of jobs and queues',
+    auth: 'apikey',
+    workspace: false,
+    admin: true,
+    own: true,
+    status: 201,
+    body: hpc.HpcClusterCreateBody,
+    response: hpc.HpcCluster,
+  }),
+  adminHpcList: route({
+    method: 'GET',
+    path: '/api/runyard/admin/hpc',
+    summary: 'List the registered HPC clusters',
+    auth: 'apikey',
+    workspace: false,
+    admin: true,
+    own: true,
+    status: 200,
+    response: hpc.HpcClusterListReply,
   }),
   datasetList: route({
     method: 'GET',

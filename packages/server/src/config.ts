@@ -67,11 +67,29 @@ export const CONFIG_KEYS = {
     default: {} as Record<string, string>,
     doc: "JSON object of URL prefix to replacement, like git's url.<base>.insteadOf: serve e.g. https://github.com/ from a mirror.",
   },
+  role: {
+    env: 'RUNYARD_ROLE',
+    schema: Type.Union([Type.Literal('all'), Type.Literal('api'), Type.Literal('scheduler')]),
+    default: 'all' as 'all' | 'api' | 'scheduler',
+    doc: 'What this process does: all (the API and the scheduler, the embedded default), api (serves the API, runs no job) or scheduler (runs jobs, serves no API). Processes of any roles share one database.',
+  },
+  apiThreadNice: {
+    env: 'RUNYARD_API_THREAD_NICE',
+    schema: Type.Integer({ minimum: 0, maximum: 19 }),
+    default: 5,
+    doc: "Role all: how much lower than the scheduler's thread the API's thread runs (a nice value added to it, Linux), so that a busy API leaves the scheduler the CPU to keep dispatching jobs. 0: the same priority.",
+  },
   schedulerPollMs: {
     env: 'RUNYARD_SCHEDULER_POLL_MS',
     schema: Type.Integer({ minimum: 10, maximum: 600_000 }),
     default: 1000,
     doc: 'Milliseconds between scheduler passes (claims, expired leases, aborts); submissions in this process wake it at once.',
+  },
+  slurmPollMs: {
+    env: 'RUNYARD_SLURM_POLL_MS',
+    schema: Type.Integer({ minimum: 100, maximum: 600_000 }),
+    default: 1000,
+    doc: "Milliseconds between polls of a Slurm cluster's job states (one squeue call per cluster and poll, for all its jobs); a newly submitted job is polled after 50 ms, then 100, 200... up to this.",
   },
   schedulerLeaseMs: {
     env: 'RUNYARD_SCHEDULER_LEASE_MS',

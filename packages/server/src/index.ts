@@ -2,7 +2,7 @@ export { buildApp } from './app.js';
 export { loadConfig, databaseUrlOf, ConfigError, CONFIG_KEYS, type Config } from './config.js';
 export { openStore, type Store } from './store/database.js';
 export { migrateToLatest } from './store/migrate.js';
-export { startServer, runUntilSignalled, type RunningServer } from './main.js';
+export { startServer, startSchedulerProcess, runUntilSignalled, type RunningServer } from './main.js';
 export { createInitialAdmin } from './services/bootstrap.js';
 export { createUser } from './services/users.js';
 export { createWorkspace, setMembership } from './services/workspaces.js';

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { realpathSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { bindServer, ListenError } from './http/bound-server.js';
 import { chooseLogFormat, logStreamFor } from './log-format.js';
@@ -11,20 +13,21 @@ import { ConfigError, databaseUrlOf, loadConfig, type Config } from './config.js
 import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.js';
 import { openStore, type Store } from './store/database.js';
 import { makePrivateDir } from './store/private-files.js';
-import { Scheduler } from './scheduler/scheduler.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
 import { UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
-import { DeletionWorker } from './services/deletion-worker.js';
-import { createBlobStore } from './storage/registry.js';
 import { migrateToLatest } from './store/migrate.js';
+import { startBackgroundWork } from './background/background-work.js';
+import { lowerApiThreadPriority } from './background/api-thread-priority.js';
+import { startBackgroundThread, type BackgroundThread } from './background/background-thread-handle.js';
 import { VERSION } from './version.js';
 
 export interface RunningServer {
   app: FastifyInstance;
   url: string;
   config: Config;
-  scheduler: Scheduler;
+  /** The scheduler and deletion worker's thread (role `all`; none for role `api`). */
+  background: BackgroundThread | undefined;
   close(): Promise<void>;
 }
 
@@ -41,8 +44,9 @@ function urlOf(config: Config, server: Server): string {
  */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = console.log): Promise<RunningServer> {
   const config = loadConfig(env);
+  if (config.role === 'scheduler') throw new ConfigError(['RUNYARD_ROLE=scheduler serves no API: start it with startSchedulerProcess().']);
   // Before anything else: without the configured sandbox or container runtime the server does not start at all.
-  const executors = createExecutors(config);
+  createExecutors(config);
   containerRuntimeOf(config);
   const bound = await bindServer(config);
   let store: Store | undefined;
@@ -50,11 +54,16 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     makePrivateDir(config.dataDir);
     store = openStore(databaseUrlOf(config));
     await migrateToLatest(store.db);
-    const blobs = createBlobStore(config);
-    const scheduler = new Scheduler({ store, config, blobs, executors });
-    const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
-    const logStream = logStreamFor(chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
-    const app = await buildApp(config, { store, scheduler, blobs, deletionWorker, logStream, serverFactory: bound.serverFactory });
+    const logFormat = chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY));
+    // Started after serving (a failed start starts no jobs); until then a wake-up has nothing to wake.
+    let background: BackgroundThread | undefined;
+    const app = await buildApp(config, {
+      store,
+      scheduler: { wake: () => background?.wakeScheduler() },
+      deletionWorker: { wake: () => background?.wakeDeletion() },
+      logStream: logStreamFor(logFormat),
+      serverFactory: bound.serverFactory,
+    });
     await app.ready();
     bound.serve();
     const url = urlOf(config, bound.server);
@@ -69,18 +78,27 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
       out(`  Workspace id: ${admin.workspaceId}`);
       out(`  API key:      ${admin.apikey}`);
     }
-    // After serving, so a failed start starts no jobs. It reattaches to what still runs from the last life.
-    scheduler.start(app.log);
-    deletionWorker.start(app.log);
+    // The scheduler reattaches to what still runs from the last life. It runs on a thread of its own,
+    // so that request handling never starves it. An API-only process runs none: schedulers of other
+    // processes see its submissions at their poll.
+    let restorePriority: () => void = () => undefined;
+    if (config.role === 'all') {
+      background = await startBackgroundThread(env, logFormat, app.log);
+      // libuv's thread pool (files, DNS), shared by both threads, is made by its first use: before, so it
+      // keeps the normal priority.
+      await access(config.dataDir);
+      restorePriority = lowerApiThreadPriority(config.apiThreadNice);
+    } else out(`Role api: this process runs no job; a scheduler process (--role scheduler) on the same database does.`);
     const opened = store;
     let closing: Promise<void> | undefined;
     // Running tasks are left running: the next start reattaches to them.
     const close = () =>
-      (closing ??= Promise.all([scheduler.stop(), deletionWorker.stop()])
+      (closing ??= Promise.resolve(background?.stop())
         .then(() => app.close())
         .then(() => bound.close())
+        .then(() => restorePriority())
         .then(() => opened.close()));
-    return { app, url, config, scheduler, close };
+    return { app, url, config, background, close };
   } catch (e) {
     await bound.close();
     await store?.close();
@@ -88,32 +106,61 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   }
 }
 
+/**
+ * RUNYARD_ROLE=scheduler: opens and migrates the database, then runs the scheduler and the
+ * deletion worker, and serves nothing. Any number of these share a database with API processes.
+ */
+export async function startSchedulerProcess(
+  env: NodeJS.ProcessEnv = process.env,
+  out: (line: string) => void = console.log,
+): Promise<{ schedulerId: string; close(): Promise<void> }> {
+  const config = loadConfig(env);
+  createExecutors(config);
+  containerRuntimeOf(config);
+  makePrivateDir(config.dataDir);
+  const store = openStore(databaseUrlOf(config));
+  try {
+    await migrateToLatest(store.db);
+  } finally {
+    await store.close();
+  }
+  const log = pino({ level: config.logLevel }, logStreamFor(chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY))));
+  // Nothing else runs on this process's event loop: the work runs on it directly.
+  const work = startBackgroundWork(config, log);
+  out(`Runyard ${VERSION} scheduler ${work.schedulerId} is running (database: ${work.databaseKind}); role scheduler serves no API.`);
+  if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+  return { schedulerId: work.schedulerId, close: () => work.stop() };
+}
+
 /** Runs until SIGTERM or SIGINT, then stops taking requests, finishes those in flight, and exits. */
 export async function runUntilSignalled(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = console.log): Promise<void> {
-  let server: RunningServer;
-  try {
-    server = await startServer(env, out);
-  } catch (e) {
-    console.error(e instanceof ConfigError || e instanceof ListenError ? e.message : `Runyard could not start: ${(e as Error).message}`);
+  const start = async (): Promise<{ close(): Promise<void> }> =>
+    loadConfig(env).role === 'scheduler' ? startSchedulerProcess(env, out) : startServer(env, out);
+  const starting = start().catch((e: Error) => {
+    console.error(e instanceof ConfigError || e instanceof ListenError ? e.message : `Runyard could not start: ${e.message}`);
     process.exit(1);
-  }
+  });
+  // Handled from the first moment: a signal while the server starts stops it once it has started.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       // The terminal has just echoed ^C with no line break.
       if (signal === 'SIGINT' && process.stdout.isTTY) out('');
       out(`Runyard is shutting down (${signal}): finishing the requests in flight; running jobs keep running...`);
-      server.close().then(
-        () => {
-          out('Runyard stopped.');
-          process.exit(0);
-        },
-        (e: Error) => {
-          console.error(`Runyard did not stop cleanly: ${e.message}`);
-          process.exit(1);
-        },
-      );
+      starting
+        .then((server) => server.close())
+        .then(
+          () => {
+            out('Runyard stopped.');
+            process.exit(0);
+          },
+          (e: Error) => {
+            console.error(`Runyard did not stop cleanly: ${e.message}`);
+            process.exit(1);
+          },
+        );
     });
   }
+  await starting;
 }
 
 const invokedDirectly = process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 const LAYERS: readonly (readonly string[])[] = [
   ['index.ts'],
   ['main.ts'],
+  // What runs besides the API (scheduler, deletion worker), on a thread of its own or in a scheduler process.
+  ['background'],
   ['app.ts'],
   ['routes'],
   // Route plumbing: authentication and the workspace check call services.

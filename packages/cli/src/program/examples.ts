@@ -9,6 +9,7 @@ const JOB2 = '6630f1c2a9e4b5d6e7f80913';
 const WS = '6630f0aa11223344556677ff';
 const USER = '6630f0bb99887766554433ee';
 const KEY = '6630f0cc0011223344556677';
+const HPC = '6630f0dd5566778899aabbcc';
 
 const ex = (what: string, run: string): Example => ({ what, run: `runyard ${run}` });
 /** A shell line that is not a runyard command line. */
@@ -55,6 +56,7 @@ export const EXAMPLES: Record<string, Example[]> = {
   'job run': [
     ex('launch "rnatoy" with a parameter', "job run --project-name demo --workflow-name rnatoy -p 'reads=s3://bucket/reads/*.fq'"),
     ex('a branch, waiting until it finishes', 'job run --project-name demo --workflow-name rnatoy --git-branch dev --wait-completion'),
+    ex('on an HPC cluster', `job run --project-name demo --workflow-name rnatoy --execution-platform hpc --hpc-id ${HPC}`),
   ],
   'job status': [
     ex('prints the status, e.g. completed', `job status --job-id ${JOB}`),
@@ -97,12 +99,16 @@ export const EXAMPLES: Record<string, Example[]> = {
       'parameters reach the command as arguments and RUNYARD_PARAM_*',
       "bash job --workflow-name ubuntu --command 'echo $RUNYARD_PARAM_NAME' -p --name=world",
     ),
+    ex('on an HPC cluster', `bash job --workflow-name ubuntu --command hostname --execution-platform hpc --hpc-id ${HPC}`),
   ],
   queue: [ex('the job queues of the workspace', 'queue list')],
   'queue list': [ex('the job queues of the workspace', 'queue list')],
   'instance-types': [ex('the instance types jobs may ask for, with their price', 'instance-types list')],
   'instance-types list': [ex('the instance types jobs may ask for, as CSV', 'instance-types list --output-format csv')],
-  'queue create': [ex('a queue that runs two jobs at a time', 'queue create --name small --concurrency 2')],
+  'queue create': [
+    ex('a queue that runs two jobs at a time', 'queue create --name small --concurrency 2'),
+    ex('a queue whose jobs run in the long partition of an HPC cluster', `queue create --name long --hpc-id ${HPC} --partition long`),
+  ],
   datasets: [ex('what is in Data', 'datasets ls Data --project-name demo')],
   'datasets ls': [
     ex('the datasets of the project', 'datasets ls --project-name demo'),
@@ -132,6 +138,18 @@ export const EXAMPLES: Record<string, Example[]> = {
   'admin apikey create': [ex('a key for a user; shown once', `admin apikey create --user-id ${USER} --name laptop`)],
   'admin apikey list': [ex("a user's keys", `admin apikey list --user-id ${USER}`)],
   'admin apikey revoke': [ex('revoke a key', `admin apikey revoke --key-id ${KEY}`)],
+  'admin hpc': [ex('the registered HPC clusters', 'admin hpc list')],
+  'admin hpc create': [
+    ex(
+      'a Slurm cluster with two partitions (the first is the default); its id is printed',
+      'admin hpc create --name hpc1 --partition short --partition long --shared-directory /shared/runyard',
+    ),
+    ex(
+      'Slurm commands run on a login node over ssh, one argument per --submit-prefix',
+      'admin hpc create --name hpc2 --partition batch --shared-directory /shared/runyard --submit-prefix ssh --submit-prefix login1',
+    ),
+  ],
+  'admin hpc list': [ex('the registered HPC clusters', 'admin hpc list'), ex('as JSON', 'admin hpc list --output-format json')],
   server: [ex('run the platform on port 8080', 'server start')],
   'server start': [
     ex('on http://127.0.0.1:8080, data in ./.runyard-data', 'server start'),

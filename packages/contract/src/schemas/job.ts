@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IsoTime, Name, ObjectId, PaginationMetadata } from './common.js';
+import { PartitionName } from './hpc.js';
 
 /** Every job status; job-state.ts in the server holds the legal transitions between them. */
 export const JOB_STATUSES = ['queued', 'scheduled', 'initializing', 'running', 'completed', 'failed', 'aborting', 'aborted'] as const;
@@ -159,6 +160,10 @@ export const JobQueue = Type.Object({
   concurrency: Type.Integer(),
   /** What the tasks of its jobs may reach: the host's network, or none (a loopback of their own); null: the server's setting. */
   taskNetwork: Type.Union([Type.Literal('host'), Type.Literal('none'), Type.Null()]),
+  /** The HPC cluster its jobs run on (backend slurm); null for a local queue. */
+  hpcId: Type.Union([ObjectId, Type.Null()]),
+  /** Its Slurm partition; null: the cluster's default (or a local queue). */
+  partition: Type.Union([Type.String(), Type.Null()]),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });
@@ -171,10 +176,15 @@ export const QueueCreateBody = Type.Object(
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     executor: Type.Optional(Type.Union([Type.Literal('nextflow'), Type.Literal('cromwell')])),
-    backend: Type.Optional(Type.Literal('local')),
+    /** slurm needs hpcId; hpcId alone implies it. */
+    backend: Type.Optional(Type.Union([Type.Literal('local'), Type.Literal('slurm')])),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     isDefault: Type.Optional(Type.Boolean()),
     taskNetwork: Type.Optional(Type.Union([Type.Literal('host'), Type.Literal('none')])),
+    /** A registered HPC cluster: the queue's jobs run there. */
+    hpcId: Type.Optional(ObjectId),
+    /** One of the cluster's partitions; default: the cluster's default partition. */
+    partition: Type.Optional(PartitionName),
   },
   { additionalProperties: false },
 );

@@ -40,6 +40,10 @@ export interface TaskSpec {
   confinement?: 'sandbox' | 'container';
   /** What the task may reach: the host's network, or only a loopback of its own; none given: the executor's setting. */
   network?: 'host' | 'none';
+  /** Which of the executor's clusters runs the task, and in which of its pools (a Slurm partition; none: its default). */
+  placement?: { cluster: string; partition?: string };
+  /** How long the task may run, where a limit is known (a batch system's time limit); none: no limit. */
+  timeLimitSeconds?: number;
 }
 
 /** Where an attempt keeps its control files (pid, exit code), outside the job's storage. */
@@ -58,14 +62,14 @@ export interface ExternalId {
 /**
  * What an executor knows of a task:
  *   running - it is still running (id: its identity, found from the control files when none was stored);
- *   exited  - it ended and recorded its exit code;
+ *   exited  - it ended and recorded its exit code (message: what else ended it, e.g. a batch system's time limit);
  *   lost    - it started but vanished without an exit code (killed, machine restarted);
  *   absent  - there is no trace that it ever started.
  * outOfMemory: it was killed for passing its memory limit (TaskSpec.resources).
  */
 export type TaskState =
   | { state: 'running'; id: ExternalId }
-  | { state: 'exited'; exitCode: number; outOfMemory?: true }
+  | { state: 'exited'; exitCode: number; outOfMemory?: true; message?: string }
   | { state: 'lost'; reason: string; outOfMemory?: true }
   | { state: 'absent' };
 
@@ -87,6 +91,11 @@ export interface KillOptions {
 export interface Executor {
   readonly backend: string;
   launch(task: TaskSpec, control: AttemptControl): Promise<ExternalId>;
+  /**
+   * Resolves once a launched task runs, or has ended: an executor that queues tasks (a batch
+   * system) has it; one whose tasks run at once does not. Rejects when signal aborts.
+   */
+  started?(control: AttemptControl, id: ExternalId, signal?: AbortSignal): Promise<void>;
   /** State of a task from a previous process life, by its id or, when none was stored, its control files. */
   inspect(control: AttemptControl, id: ExternalId | null): Promise<TaskState>;
   /** Resolves when the task ends (polls when the task is not a child of this process); rejects when signal aborts. */

@@ -4,9 +4,23 @@ import { LocalExecutor } from './local.js';
 import { detectCgroups } from './sandbox/cgroup.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { createSandbox, type SandboxSettings } from './sandbox/sandbox.js';
+import { SlurmExecutor } from './slurm/slurm-executor.js';
+import type { HpcClusterRecord } from '../store/hpc-cluster-lookup.js';
+
+export interface ExecutorOptions {
+  /** The registered HPC clusters by id: with it, the Slurm executor runs the jobs of their queues. */
+  slurmClusters?: (id: string) => Promise<HpcClusterRecord | null>;
+  slurmPollMs?: number;
+}
 
 /** The executors of this server, by the backend name a queue gives (queues.backend). */
-export function createExecutors(settings: SandboxSettings & Pick<Config, 'cgroups'>): Record<string, Executor> {
+export function createExecutors(
+  settings: SandboxSettings & Pick<Config, 'cgroups'>,
+  options: ExecutorOptions = {},
+): Record<string, Executor> {
   const limits = new TaskLimits(() => detectCgroups(settings.cgroups));
-  return { local: new LocalExecutor(undefined, createSandbox(settings), limits) };
+  const sandbox = createSandbox(settings);
+  const executors: Record<string, Executor> = { local: new LocalExecutor(undefined, sandbox, limits) };
+  if (options.slurmClusters) executors.slurm = new SlurmExecutor({ clusters: options.slurmClusters, sandbox, pollMs: options.slurmPollMs });
+  return executors;
 }

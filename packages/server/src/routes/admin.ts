@@ -1,5 +1,6 @@
 import type { Handlers } from '../http/handler.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
+import { createHpcCluster, listHpcClusters } from '../services/hpc-clusters.js';
 import { createUser, deactivateUser, listUsers } from '../services/users.js';
 import { createWorkspace, listMemberships, listWorkspaces, removeMembership, setMembership } from '../services/workspaces.js';
 
@@ -15,4 +16,6 @@ export const adminHandlers: Handlers = {
   adminApiKeyList: async (req, { db }) => ({ apikeys: await listApiKeys(db, req.query.userId) }),
   adminApiKeyCreate: async (req, { db }) => createApiKey(db, req.body.userId, req.body.name),
   adminApiKeyRevoke: async (req, { db }) => revokeApiKey(db, req.params.id),
+  adminHpcCreate: async (req, { db }) => createHpcCluster(db, req.body),
+  adminHpcList: async (_req, { db }) => ({ clusters: await listHpcClusters(db) }),
 };

@@ -5,6 +5,7 @@ import type { AttemptRef, SchedulerContext } from './context.js';
 import { stageInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { jobResources } from '../instance-types/job-resources.js';
+import { runTimeLimitSeconds } from './cost.js';
 import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
 import { concludeAttempt, settle } from './settle.js';
@@ -106,7 +107,8 @@ export class AttemptRunner {
       return null;
     }
     this.externalId = id;
-    if (!(await markRunning(db, this.ref, id))) {
+    // An executor that queues tasks (Slurm) reports when one starts: until then the job stays initializing.
+    if (!(await markRunning(db, this.ref, id, !this.executor.started))) {
       // Aborted outright, or no longer ours: a task nobody will follow must not run.
       this.ctx.log.warn({ jobId: this.ref.id, attempt: this.ref.attempt }, 'launched task is no longer wanted; stopping it');
       await this.executor.kill(id, { force: true, graceMs: 0 });
@@ -135,12 +137,14 @@ export class AttemptRunner {
     const inputs = await stageInputs({ db, blobs }, job, this.paths.inputs);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
     const queue = job.queue_id
-      ? await db.selectFrom('queues').select('task_network').where('id', '=', job.queue_id).executeTakeFirst()
+      ? await db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', job.queue_id).executeTakeFirst()
       : undefined;
     const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
     const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
     const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs);
     task.network = network;
+    // A queue of an HPC cluster: which of the executor's clusters runs the task, and in which partition.
+    if (queue?.hpc_id) task.placement = { cluster: queue.hpc_id, ...(queue.partition ? { partition: queue.partition } : {}) };
     // All a sandboxed task sees of the data directory: its own directories, and read-only its control
     // directory (sources, params file, staged inputs) and the files of the store it reads.
     task.writable = [this.paths.work, this.paths.logs, this.paths.results, ...(task.writable ?? [])];
@@ -148,6 +152,8 @@ export class AttemptRunner {
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
     const { cpus, memoryGiB } = jobResources(config, job);
     task.resources = { cpus, memoryGiB };
+    const timeLimit = runTimeLimitSeconds(config, job);
+    if (timeLimit !== undefined) task.timeLimitSeconds = timeLimit;
     if (job.attempt > 1)
       task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
     // Said once, by the first attempt.
@@ -163,10 +169,18 @@ export class AttemptRunner {
     else await settle(this.ctx, this.ref, { status: 'failed', message });
   }
 
+  /** Until the task runs (at once for executors that do not queue tasks); then the job is running, from now. */
+  private async untilStarted(id: ExternalId): Promise<void> {
+    if (!this.executor.started) return;
+    await this.executor.started(this.control, id, this.ctx.signal);
+    if (!this.stopped) await markRunning(this.ctx.db, this.ref, id);
+  }
+
   private async follow(id: ExternalId): Promise<void> {
     let end;
     const logs = startLogPusher(this.ctx, this.ref.id);
     try {
+      await this.untilStarted(id);
       end = await this.executor.wait(this.control, id, this.ctx.signal);
     } catch (e) {
       if (this.stopped) return;

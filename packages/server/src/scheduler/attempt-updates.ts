@@ -48,15 +48,21 @@ export async function attemptStatus(db: Kysely<Database>, ref: AttemptRef): Prom
  * Stores the task's external id and reports the job running, in one conditional UPDATE. A job
  * aborted meanwhile stays `aborting` but gets the id too, so the task can be stopped after a
  * restart. False when the attempt is no longer current and ours, or the job was aborted outright.
+ * With running false only the id is stored: the task was submitted but waits in its executor's
+ * queue (a Slurm job pending), so the job stays initializing and its run time does not start.
  */
-export async function markRunning(db: Kysely<Database>, ref: AttemptRef, id: ExternalId | null): Promise<boolean> {
+export async function markRunning(db: Kysely<Database>, ref: AttemptRef, id: ExternalId | null, running = true): Promise<boolean> {
   const now = new Date().toISOString();
   const result = await db
     .updateTable('jobs')
     .set({
       external_id: id && JSON.stringify(id),
-      status: sql<string>`case when status = 'initializing' then 'running' else status end`,
-      start_time: sql<string>`coalesce(start_time, ${now})`,
+      ...(running
+        ? {
+            status: sql<string>`case when status = 'initializing' then 'running' else status end`,
+            start_time: sql<string>`coalesce(start_time, ${now})`,
+          }
+        : {}),
       updated_at: now,
     })
     .where('id', '=', ref.id)

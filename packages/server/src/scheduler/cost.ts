@@ -35,3 +35,18 @@ export function computeCostCents(config: Config, job: CostedJob, endMs: number):
 export function costLimitExceeded(costCents: number, costLimitDollars: number): boolean {
   return costLimitDollars >= 0 && costCents > costLimitDollars * 100;
 }
+
+/**
+ * How long the job may run before its cost passes its limit, in seconds (cost limit / hourly price),
+ * or undefined without a limit (or a price). An executor that queues tasks passes it on (Slurm's
+ * --time) so the cluster can plan; the scheduler's own cost watch still ends the job first, with
+ * the cost message, so the executor is given a minute more.
+ */
+export function runTimeLimitSeconds(
+  config: Config,
+  job: Pick<CostedJob, 'instance_type' | 'resource_cpu'> & { cost_limit: number },
+): number | undefined {
+  const price = hourlyPriceCents(config, job);
+  if (job.cost_limit < 0 || price <= 0) return undefined;
+  return Math.ceil(((job.cost_limit * 100) / price) * 3600) + 60;
+}

@@ -38,7 +38,7 @@ async function recover(ctx: SchedulerContext, job: ExpiredJob, adopt: Adopt): Pr
     return;
   }
   const id: ExternalId = state.id;
-  if (!stored && !(await markRunning(ctx.db, ref, id))) return;
+  if (!stored && !(await markRunning(ctx.db, ref, id, !executor.started))) return;
   ctx.log.info({ jobId: job.id, attempt: job.attempt, externalId: id }, 'reattached to a running task');
   adopt(runner, () => runner.adopt(id, job.status === 'aborting' ? job.abort_force === 1 : null));
 }

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import type { Config } from '../config.js';
 import type { Engine } from '../engines/engine.js';
 import { engineFor } from '../engines/registry.js';
 import type { Executor } from '../executors/executor.js';
 import { createExecutors } from '../executors/registry.js';
+import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createBlobStore } from '../storage/registry.js';
 import type { Store } from '../store/database.js';
@@ -57,12 +59,16 @@ export class Scheduler {
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? newSchedulerId();
+    // Every running job's wait listens to this one signal: hundreds of listeners are expected, not a leak.
+    setMaxListeners(0, this.stopping.signal);
     this.ctx = {
       db: options.store.db,
       kind: options.store.kind,
       config: options.config,
       owner: this.id,
-      executors: options.executors ?? createExecutors(options.config),
+      executors:
+        options.executors ??
+        createExecutors(options.config, { slurmClusters: hpcClusterLookup(options.store.db), slurmPollMs: options.config.slurmPollMs }),
       engineFor: options.engineFor ?? engineFor,
       blobs: options.blobs ?? createBlobStore(options.config),
       log: SILENT_LOG,

@@ -84,10 +84,15 @@ export async function concludeAttempt(ctx: SchedulerContext, ref: AttemptRef, en
   if (end.state === 'exited') {
     // A task that finished while nobody watched it, before its id was stored: report it running first.
     if (status === 'initializing' && !(await markRunning(ctx.db, ref, null))) return false;
-    if (end.exitCode === 0) return settle(ctx, ref, { status: 'completed' });
+    // A message: the executor ended it (a batch system's time limit, a cancel there), whatever its code.
+    if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed' });
     // A kill the task survived (a pipeline's retried step) is not its failure; one it ended of is.
     if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode));
-    return settle(ctx, ref, { status: 'failed', exitCode: end.exitCode, message: `The task exited with code ${end.exitCode}.` });
+    return settle(ctx, ref, {
+      status: 'failed',
+      exitCode: end.exitCode,
+      message: end.message ?? `The task exited with code ${end.exitCode}.`,
+    });
   }
   // Killed for its memory: running it again would end the same way.
   if (end.state === 'lost' && end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, null));

@@ -1,7 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, JobTable, QueueTable } from '../store/schema.js';
+import type { Database, HpcClusterTable, JobTable, QueueTable } from '../store/schema.js';
 import { jobPaths } from '../scheduler/job-paths.js';
 import { usesFusionFileSystem } from '../scheduler/job-options.js';
+import { hpcClusterKey } from './job-hpc-cluster.js';
 import { jobFolderInfo, jobFolderKeys, type JobFolderInfo } from './job-data.js';
 import { parameterExpander } from './job-parameter-items.js';
 import { queueToWire } from './queues.js';
@@ -14,6 +15,8 @@ interface Related {
   workflows: Map<string, WorkflowRow>;
   users: Map<string, { id: string; name: string; surname: string; email: string }>;
   queues: Map<string, Selectable<QueueTable>>;
+  /** The HPC clusters the jobs run on. */
+  clusters: Map<string, Selectable<HpcClusterTable>>;
   /** The jobs' results and work folders. */
   folders: Map<string, JobFolderInfo>;
   /** A job's parameters with their files and folders expanded. */
@@ -25,14 +28,15 @@ const byId = <T extends { id: string }>(rows: T[]) => new Map(rows.map((r) => [r
 /** Loads what the documents of these jobs refer to, in a fixed number of queries whatever their number. */
 async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Related> {
   const ids = (f: (j: JobRow) => string | null) => [...new Set(jobs.map(f).filter((x): x is string => Boolean(x)))];
-  const [projectIds, workflowIds, userIds, queueIds] = [
+  const [projectIds, workflowIds, userIds, queueIds, clusterIds] = [
     ids((j) => j.project_id),
     ids((j) => j.workflow_id),
     ids((j) => j.user_id),
     ids((j) => j.queue_id),
+    ids((j) => j.hpc_id ?? null),
   ];
   const none = <T>() => Promise.resolve([] as T[]);
-  const [projects, workflows, users, queues, folders, parameters] = await Promise.all([
+  const [projects, workflows, users, queues, clusters, folders, parameters] = await Promise.all([
     projectIds.length
       ? db
           .selectFrom('projects')
@@ -51,6 +55,7 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
       : none<never>(),
     userIds.length ? db.selectFrom('users').select(['id', 'name', 'surname', 'email']).where('id', 'in', userIds).execute() : none<never>(),
     queueIds.length ? db.selectFrom('queues').selectAll().where('id', 'in', queueIds).execute() : none<never>(),
+    clusterIds.length ? db.selectFrom('hpc_clusters').selectAll().where('id', 'in', clusterIds).execute() : none<never>(),
     jobFolderInfo(db, jobs),
     parameterExpander(db, jobs),
   ]);
@@ -59,6 +64,7 @@ async function loadRelated(db: Kysely<Database>, jobs: JobRow[]): Promise<Relate
     workflows: byId(workflows as WorkflowRow[]),
     users: byId(users),
     queues: byId(queues),
+    clusters: byId(clusters),
     folders,
     parameters,
   };
@@ -96,6 +102,7 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     team: job.workspace_id,
     jobType: job.job_type,
     executionPlatform: job.execution_platform,
+    hpcCluster: hpcClusterKey(job, queue, job.hpc_id ? rel.clusters.get(job.hpc_id) : undefined),
     parameters: rel.parameters(job),
     project: project && {
       _id: project.id,

@@ -9,9 +9,9 @@ import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { admitJob } from './job-admission.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
+import { placeJob } from './job-placement.js';
 import { resolveRevision } from './job-revision.js';
 import { nextflowVersionFor } from './nextflow-versions.js';
-import { defaultQueueFor, getQueue } from './queues.js';
 import { workflowRow } from './workflows.js';
 
 export const DEFAULT_JOB_NAME = 'new_job';
@@ -71,10 +71,7 @@ export async function submitJob(
   // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).
   await checkJobInputs(db, storage, ctx.workspaceId, body);
   const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
-  const queue = body.batch?.jobQueue
-    ? await getQueue(db, ctx.workspaceId, body.batch.jobQueue)
-    : await defaultQueueFor(db, ctx.workspaceId, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
-  if (queue.status !== 'Ready') throw new AppError('VALIDATION_FAILED', `Job queue ${quoted(queue.label)} is not ready.`);
+  const placement = await placeJob(db, ctx.workspaceId, body, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
   const platform = body.executionPlatform ?? 'aws';
   const sizing = {
     workflow_type: workflowType,
@@ -84,7 +81,7 @@ export async function submitJob(
     instance_type: body.masterInstance?.requestedInstance?.type ?? body.instanceType ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
   };
   // 400 for an unknown instance type, or a job larger than its executor could ever run.
-  const resources = admitJob(config, queue.backend, sizing);
+  const resources = admitJob(config, placement.backend, sizing);
   const revision = await resolveRevision(config, workflow, body.revision);
   // Nextflow: 400 for a version that is not installed (unless downloads are allowed); the stored one is the one used.
   const nextflowVersion =
@@ -99,6 +96,7 @@ export async function submitJob(
   await db.transaction().execute(async (tx) => {
     // A resumed job runs in the work directory of the job it resumes; the folder must not be going away.
     const resumeFrom = body.resumeWorkDir ? await lockResumeFolder(tx, ctx, body.resumeWorkDir) : undefined;
+    const queueId = await placement.queueId(tx);
     const folders = await registerJobFolders(
       tx,
       storage,
@@ -113,7 +111,7 @@ export async function submitJob(
         project_id: project.id,
         workflow_id: workflow.id,
         user_id: ctx.user.id,
-        queue_id: queue.id,
+        queue_id: queueId,
         name,
         status: 'queued',
         job_type: jobTypeOf(workflowType, platform),
@@ -146,6 +144,7 @@ export async function submitJob(
         updated_at: now,
         start_time: null,
         end_time: null,
+        hpc_id: placement.hpcId,
         ...folders,
       })
       .execute();

@@ -2,6 +2,7 @@ import { isoNow, newObjectId, type JobQueue, type QueueCreateBody } from '@runya
 import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
+import { getHpcCluster, HPC_QUEUE_CONCURRENCY, partitionsOf } from './hpc-clusters.js';
 import type { Database, QueueTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 
@@ -54,6 +55,8 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
     backend: q.backend,
     concurrency: q.concurrency,
     taskNetwork: q.task_network === 'host' || q.task_network === 'none' ? q.task_network : null,
+    hpcId: q.hpc_id ?? null,
+    partition: q.partition ?? null,
     createdAt: q.created_at,
     updatedAt: q.updated_at,
   };
@@ -120,10 +123,34 @@ export async function defaultQueueFor(
   return row;
 }
 
+/** Where a new queue's jobs run: locally, or on a registered cluster (backend slurm) in one of its partitions. */
+async function placementOf(
+  db: Kysely<Database>,
+  body: QueueCreateBody,
+): Promise<{ backend: string; hpcId: string | null; partition: string | null }> {
+  if (!body.hpcId) {
+    if (body.backend === 'slurm')
+      throw new AppError('VALIDATION_FAILED', 'A slurm queue needs hpcId: the registered HPC cluster its jobs run on.');
+    if (body.partition !== undefined) throw new AppError('VALIDATION_FAILED', 'partition is for queues of an HPC cluster: give hpcId too.');
+    return { backend: body.backend ?? 'local', hpcId: null, partition: null };
+  }
+  if (body.backend === 'local') throw new AppError('VALIDATION_FAILED', 'A queue of an HPC cluster has backend slurm, not local.');
+  const cluster = await getHpcCluster(db, body.hpcId);
+  const partitions = partitionsOf(cluster);
+  if (body.partition !== undefined && !partitions.includes(body.partition)) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Partition ${quoted(body.partition)} is not one of HPC cluster ${quoted(cluster.name)}'s: ${partitions.join(', ')}.`,
+    );
+  }
+  return { backend: 'slurm', hpcId: cluster.id, partition: body.partition ?? null };
+}
+
 /** An administrator adds a queue to a workspace; making it the default unsets the previous default of that executor. */
 export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): Promise<JobQueue> {
   const ws = await db.selectFrom('workspaces').select('id').where('id', '=', body.workspaceId).executeTakeFirst();
   if (!ws) throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${body.workspaceId} not found.`);
+  const placement = await placementOf(db, body);
   await ensureStarterQueues(db, body.workspaceId);
   const now = isoNow();
   const executor = body.executor ?? 'nextflow';
@@ -134,9 +161,11 @@ export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): 
     label: body.label ?? body.name,
     description: body.description ?? '',
     executor,
-    backend: body.backend ?? 'local',
-    concurrency: body.concurrency ?? DEFAULT_QUEUE_CONCURRENCY,
+    backend: placement.backend,
+    concurrency: body.concurrency ?? (placement.hpcId ? HPC_QUEUE_CONCURRENCY : DEFAULT_QUEUE_CONCURRENCY),
     task_network: body.taskNetwork ?? null,
+    hpc_id: placement.hpcId,
+    partition: placement.partition,
     is_default: body.isDefault ? 1 : 0,
     is_system: 0,
     status: 'Ready',

@@ -7,6 +7,7 @@ import * as fileExplorer from './migrations/0005-file-explorer.js';
 import * as jobResources from './migrations/0006-job-resources.js';
 import * as queueNetwork from './migrations/0007-queue-network.js';
 import * as externalIdText from './migrations/0008-external-id-text.js';
+import * as hpcClusters from './migrations/0009-hpc-clusters.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-job-resources': jobResources,
   '0007-queue-network': queueNetwork,
   '0008-external-id-text': externalIdText,
+  '0009-hpc-clusters': hpcClusters,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

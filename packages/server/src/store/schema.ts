@@ -88,6 +88,10 @@ export interface QueueTable {
   concurrency: number;
   /** `host` or `none`: what the tasks of its jobs may reach; null: the server's RUNYARD_TASK_NETWORK. */
   task_network?: string | null;
+  /** The HPC cluster its jobs run on (backend slurm); null: a local queue. */
+  hpc_id?: string | null;
+  /** Its Slurm partition; null: the cluster's default. */
+  partition?: string | null;
   is_default: number;
   is_system: number;
   status: string;
@@ -152,6 +156,21 @@ export interface JobTable {
   /** Bucket and key prefix (no trailing slash) of the work directory: where the engine runs. */
   work_bucket?: string | null;
   work_prefix?: string | null;
+  /** The HPC cluster the job runs on (its queue's); null: not on a cluster. */
+  hpc_id?: string | null;
+}
+
+export interface HpcClusterTable {
+  id: string;
+  name: string;
+  /** JSON array of argv strings put before every Slurm command; run without a shell. */
+  submit_prefix: Generated<string>;
+  /** JSON array of partition names; the first is the default. */
+  partitions: string;
+  /** Absolute path the server and every node share. */
+  shared_dir: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface DatasetTable {
@@ -213,4 +232,5 @@ export interface Database {
   datasets: DatasetTable;
   folders: FolderTable;
   files: FileTable;
+  hpc_clusters: HpcClusterTable;
 }

@@ -56,6 +56,7 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     work_folder_id: null,
     work_bucket: null,
     work_prefix: null,
+    hpc_id: null,
     ...rest,
   };
 }

@@ -91,6 +91,13 @@ describe('T4: cross-tenant matrix over every route', () => {
       },
       adminQueueCreate: { method: 'POST', url: '/api/runyard/admin/queues', body: { workspaceId: v.ws, name: 'x' }, expect: 403 },
       adminQueueList: { method: 'GET', url: `/api/runyard/admin/queues?workspaceId=${v.ws}`, expect: 403 },
+      adminHpcCreate: {
+        method: 'POST',
+        url: '/api/runyard/admin/hpc',
+        body: { name: 'x', partitions: ['p'], sharedDirectory: w.s.config.dataDir },
+        expect: 403,
+      },
+      adminHpcList: { method: 'GET', url: '/api/runyard/admin/hpc', expect: 403 },
       workflowList: { method: 'GET', url: `/api/v3/workflows?${T}`, expect: 'own' },
       workflowGet: { method: 'GET', url: `/api/runyard/workflows/${v.workflow}?${T}`, expect: 404 },
       workflowImport: {

@@ -304,6 +304,12 @@ describe('T14: roles matrix over every route', () => {
       }),
       adminQueueCreate: platformAdmin('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'x' }),
       adminQueueList: platformAdmin('GET', `/api/runyard/admin/queues?workspaceId=${w.ws}`),
+      adminHpcCreate: platformAdmin('POST', '/api/runyard/admin/hpc', {
+        name: 'x',
+        partitions: ['p'],
+        sharedDirectory: w.s.config.dataDir,
+      }),
+      adminHpcList: platformAdmin('GET', '/api/runyard/admin/hpc'),
     };
   }
 

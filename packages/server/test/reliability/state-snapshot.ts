@@ -17,6 +17,7 @@ export const STATE_TABLES = [
   'datasets',
   'folders',
   'files',
+  'hpc_clusters',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */

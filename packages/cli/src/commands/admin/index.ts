@@ -1,15 +1,17 @@
 import { Command } from 'commander';
 import type { CliContext } from '../../context.js';
 import { apiKeyNoun } from './apikey/index.js';
+import { hpcNoun } from './hpc/index.js';
 import { memberNoun } from './member/index.js';
 import { userNoun } from './user/index.js';
 import { workspaceNoun } from './workspace/index.js';
 
 export function adminNoun(ctx: CliContext): Command {
   return new Command('admin')
-    .description('administration: users, workspaces, memberships, API keys (needs an administrator key)')
+    .description('administration: users, workspaces, memberships, API keys, HPC clusters (needs an administrator key)')
     .addCommand(userNoun(ctx))
     .addCommand(workspaceNoun(ctx))
     .addCommand(memberNoun(ctx))
-    .addCommand(apiKeyNoun(ctx));
+    .addCommand(apiKeyNoun(ctx))
+    .addCommand(hpcNoun(ctx));
 }

@@ -34,6 +34,7 @@ export interface BashJobOptions extends ConnectionFlags, WaitFlags {
   memory: number;
   repositoryPlatform?: (typeof REPOSITORY_PLATFORMS)[number];
   executionPlatform?: (typeof EXECUTION_PLATFORMS)[number];
+  hpcId?: string;
   costLimit: number;
   accelerateSavingResults?: boolean;
 }
@@ -71,6 +72,7 @@ export async function bashJob(opts: BashJobOptions, ctx: CliContext): Promise<vo
       cpus: opts.cpus,
       memory: opts.memory,
       executionPlatform: platform,
+      hpcId: opts.hpcId,
       costLimit: opts.costLimit,
       accelerateSavingResults: Boolean(opts.accelerateSavingResults),
       onWarning: (m) => ctx.stderr.write(`Warning: ${m}\n`),
@@ -97,6 +99,8 @@ export function bashJobCommand(ctx: CliContext): Command {
     .option('--memory <gb>', 'memory of the task, in GB', integerIn(1, 65_536), 4)
     .addOption(repositoryPlatformOption())
     .addOption(executionPlatformOption())
+    // Runyard's own: cloudos-cli's bash job sends no hpc id (hpc null), so it cannot name a cluster.
+    .option('--hpc-id <id>', 'HPC cluster id (execution platform hpc; "runyard admin hpc list")')
     .addOption(costLimitOption(30))
     .option('--accelerate-saving-results', 'write results straight to storage');
   addWaitOptions(cmd);

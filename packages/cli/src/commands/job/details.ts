@@ -39,6 +39,13 @@ function revisionText(job: JobDocument): Value {
   return [named, r.commit && `commit ${String(r.commit)}`].filter(Boolean).join(', ') || undefined;
 }
 
+/** Runyard's `hpcCluster` key: "name (id)". */
+function hpcClusterText(job: JobDocument): Value {
+  const name = scalar(at(job, 'hpcCluster.name'));
+  const id = scalar(at(job, 'hpcCluster.id'));
+  return name && id ? `${String(name)} (${String(id)})` : undefined;
+}
+
 function dollars(v: unknown, decimals: number): Value {
   const n = Number(v);
   return v === null || v === undefined || !Number.isFinite(n) ? undefined : `$${n.toFixed(decimals)}`;
@@ -78,6 +85,9 @@ export function detailRows(job: JobDocument, platformUrl: string, sdk: Sdk): Arr
     ['Memory', memory === undefined ? undefined : `${String(memory)} GiB`],
     ['Storage', job.storageSizeInGb !== undefined && job.storageSizeInGb !== null ? `${String(job.storageSizeInGb)} GB` : undefined],
     ['Job queue', scalar(queue)],
+    ['HPC cluster', hpcClusterText(job)],
+    ['Partition', scalar(at(job, 'hpcCluster.partition'))],
+    ['Slurm job id', scalar(at(job, 'hpcCluster.slurmJobId'))],
     ['Resumable', scalar(job.resumable)],
     ['Results', storageUrl(job.results)],
     ['Logs', storageUrl(job.logs)],

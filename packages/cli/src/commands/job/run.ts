@@ -153,7 +153,7 @@ export function jobRunCommand(ctx: CliContext): Command {
     .addOption(new Option('-t, --cromwell-token <token>', 'accepted for compatibility; not used').hideHelp())
     .addOption(repositoryPlatformOption())
     .addOption(executionPlatformOption())
-    .option('--hpc-id <id>', 'HPC cluster id (execution platform hpc)', '660fae20f93358ad61e0104b')
+    .option('--hpc-id <id>', 'HPC cluster id (execution platform hpc; "runyard admin hpc list")', '660fae20f93358ad61e0104b')
     .option('--azure-worker-instance-type <type>', 'instance type of the Azure workers', 'Standard_D4as_v4')
     .addOption(
       new Option('--azure-worker-instance-disk <gb>', 'disk of the Azure workers, in GB').argParser(integerIn(1, 65_536)).default(100),

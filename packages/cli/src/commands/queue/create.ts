@@ -5,6 +5,7 @@ import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
 import { integerIn } from '../../options/integer.js';
+import { objectId } from '../../options/object-id.js';
 
 export interface QueueCreateOptions extends ConnectionFlags {
   name: string;
@@ -14,6 +15,8 @@ export interface QueueCreateOptions extends ConnectionFlags {
   executor?: 'nextflow' | 'cromwell';
   default?: boolean;
   taskNetwork?: 'host' | 'none';
+  hpcId?: string;
+  partition?: string;
 }
 
 /**
@@ -33,12 +36,15 @@ export async function queueCreate(opts: QueueCreateOptions, ctx: CliContext): Pr
         ...(opts.executor !== undefined && { executor: opts.executor }),
         ...(opts.default && { isDefault: true }),
         ...(opts.taskNetwork !== undefined && { taskNetwork: opts.taskNetwork }),
+        ...(opts.hpcId !== undefined && { hpcId: opts.hpcId }),
+        ...(opts.partition !== undefined && { partition: opts.partition }),
       },
     }),
   );
   ctx.stdout.write(`${queue.id ?? queue._id}\n`);
+  const cluster = queue.hpcId ? `, HPC cluster ${queue.hpcId} partition ${queue.partition ?? '(the default)'}` : '';
   ctx.stderr.write(
-    `Job queue "${queue.label}" (${queue.executor}, concurrency ${queue.concurrency}` +
+    `Job queue "${queue.label}" (${queue.executor}, concurrency ${queue.concurrency}${cluster}` +
       `${queue.taskNetwork ? `, task network ${queue.taskNetwork}` : ''}${queue.isDefault ? ', default' : ''}) ` +
       `created in workspace ${conn.workspaceId}.\n`,
   );
@@ -63,7 +69,13 @@ export function queueCreateCommand(ctx: CliContext): Command {
         '--task-network <network>',
         "what its jobs' tasks may reach: host (the host's network) or none (only a loopback of their own); default: the server's setting",
       ).choices(['host', 'none']),
-    );
+    )
+    .option(
+      '--hpc-id <id>',
+      'run its jobs on this HPC (Slurm) cluster (an id from "runyard admin hpc list")',
+      objectId('cluster', '"runyard admin hpc list"'),
+    )
+    .option('--partition <partition>', "the cluster's Slurm partition for its jobs (default: the cluster's default)");
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: QueueCreateOptions) => queueCreate(opts, ctx));
 }

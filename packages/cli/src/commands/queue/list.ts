@@ -27,6 +27,8 @@ export const QUEUE_VIEW: ListView<JobQueue> = {
     { header: 'BACKEND', value: (q) => q.backend },
     { header: 'CONCURRENCY', value: (q) => q.concurrency },
     { header: 'NETWORK', value: (q) => q.taskNetwork ?? 'server default' },
+    { header: 'HPC CLUSTER', value: (q) => q.hpcId ?? '' },
+    { header: 'PARTITION', value: (q) => q.partition ?? (q.hpcId ? "cluster's default" : '') },
   ],
   records: recordsOf<JobQueue>([
     'id',
@@ -40,6 +42,8 @@ export const QUEUE_VIEW: ListView<JobQueue> = {
     'backend',
     'concurrency',
     'taskNetwork',
+    'hpcId',
+    'partition',
   ]),
 };
 

@@ -6,6 +6,7 @@ export interface ServerStartOptions {
   port?: number;
   host?: string;
   dataDir?: string;
+  role?: string;
 }
 
 /**
@@ -18,6 +19,7 @@ export async function serverStart(opts: ServerStartOptions, ctx: CliContext): Pr
     ...(opts.port !== undefined && { RUNYARD_PORT: String(opts.port) }),
     ...(opts.host !== undefined && { RUNYARD_HOST: opts.host }),
     ...(opts.dataDir !== undefined && { RUNYARD_DATA_DIR: opts.dataDir }),
+    ...(opts.role !== undefined && { RUNYARD_ROLE: opts.role }),
   };
   const { runUntilSignalled } = await import('@runyard/server');
   await runUntilSignalled(env);
@@ -29,5 +31,12 @@ export function serverStartCommand(ctx: CliContext): Command {
     .addOption(new Option('--port <port>', 'TCP port (RUNYARD_PORT, default 8080; 0 picks a free one)').argParser(integerIn(0, 65535)))
     .option('--host <address>', 'address to listen on (RUNYARD_HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'data directory (RUNYARD_DATA_DIR, default ./.runyard-data)')
+    .addOption(
+      new Option('--role <role>', 'api: serve the API only; scheduler: run jobs only; all: both (RUNYARD_ROLE, default all)').choices([
+        'all',
+        'api',
+        'scheduler',
+      ]),
+    )
     .action((opts: ServerStartOptions) => serverStart(opts, ctx));
 }

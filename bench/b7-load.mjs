@@ -1,0 +1,73 @@
+// B7 for issue 10 (../shared/design/performance.md): does the scheduler keep dispatching while the
+// API is loaded? Trivial bash jobs (`true`) completed per second while 50 concurrent clients (25
+// listing jobs, 25 submitting jobs, from child processes) load the same server, against the same
+// throughput on the idle server; target ratio >= 0.8. Both windows start with a backlog of queued
+// jobs, so the scheduler always has work; completions are counted from the jobs' end times.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { databaseUrlOf, openStore } from '@runyard/server';
+import { startJobServer } from './lib/jobs.mjs';
+import { measure } from './lib/load.mjs';
+
+const WINDOW_MS = Number(process.env.BENCH_B7_WINDOW_MS ?? 10_000);
+const BACKLOG = Number(process.env.BENCH_B7_BACKLOG ?? 800);
+const CONCURRENCY = 4;
+
+async function endedBetween(config, from, to) {
+  const store = openStore(databaseUrlOf(config));
+  try {
+    const row = await store.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('end_time', '>=', new Date(from).toISOString())
+      .where('end_time', '<', new Date(to).toISOString())
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  } finally {
+    await store.close();
+  }
+}
+
+async function backlog(s, count) {
+  for (let i = 0; i < count; i += 20) {
+    await Promise.all(Array.from({ length: Math.min(20, count - i) }, () => s.call('POST', `/api/v2/jobs?teamId=${s.ws}`, s.body('true'))));
+  }
+}
+
+export async function run() {
+  const s = await startJobServer({ queueConcurrency: CONCURRENCY, env: { RUNYARD_LOCAL_CPUS: String(CONCURRENCY) } });
+  try {
+    console.log(
+      `# B7 bash jobs \`true\`, a queue of concurrency ${CONCURRENCY}; ${WINDOW_MS / 1000} s windows; load: 25 clients listing and 25 submitting`,
+    );
+    await backlog(s, BACKLOG);
+    const idleFrom = Date.now();
+    await sleep(WINDOW_MS);
+    const idle = (await endedBetween(s.server.config, idleFrom, Date.now())) / (WINDOW_MS / 1000);
+    await backlog(s, BACKLOG);
+    const headers = { apikey: s.apikey };
+    const warmupMs = 1000;
+    const loadedFrom = Date.now() + warmupMs;
+    const [list, submit] = await Promise.all([
+      measure({ url: `${s.url}/api/v2/jobs?teamId=${s.ws}&limit=10`, headers, concurrency: 25, warmupMs, durationMs: WINDOW_MS }),
+      measure({
+        url: `${s.url}/api/v2/jobs?teamId=${s.ws}`,
+        method: 'POST',
+        headers,
+        body: s.body('true'),
+        concurrency: 25,
+        warmupMs,
+        durationMs: WINDOW_MS,
+      }),
+    ]);
+    const loaded = (await endedBetween(s.server.config, loadedFrom, loadedFrom + WINDOW_MS)) / (WINDOW_MS / 1000);
+    console.log(
+      `# B7 load served: listing ${list.rps.toFixed(0)} req/s (p99 ${list.p99.toFixed(0)} ms, ${list.errors} errors), ` +
+        `submitting ${submit.rps.toFixed(0)} req/s (p99 ${submit.p99.toFixed(0)} ms, ${submit.errors} errors)`,
+    );
+    console.log(
+      `B7 job throughput under API load: ${loaded.toFixed(1)} jobs/s (baseline idle: ${idle.toFixed(1)} jobs/s, ratio ${(loaded / idle).toFixed(2)})`,
+    );
+  } finally {
+    await s.close();
+  }
+}

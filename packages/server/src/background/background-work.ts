@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import { databaseUrlOf, type Config } from '../config.js';
+import { createExecutors } from '../executors/registry.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { DeletionWorker } from '../services/deletion-worker.js';
+import { createBlobStore } from '../storage/registry.js';
+import { openStore } from '../store/database.js';
+import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
+
+/** What runs besides the API: the job scheduler and the deletion worker, on a store of their own. */
+export interface BackgroundWork {
+  schedulerId: string;
+  databaseKind: string;
+  wakeScheduler(): void;
+  wakeDeletion(): void;
+  /** Stops both (running tasks keep running; with releaseLeases false their leases are kept, as after a crash) and closes the store. */
+  stop(options?: { releaseLeases?: boolean }): Promise<void>;
+}
+
+/** Starts the scheduler (local executor, and Slurm for the registered clusters) and the deletion worker. The database is migrated already. */
+export function startBackgroundWork(config: Config, log: Logger): BackgroundWork {
+  const store = openStore(databaseUrlOf(config));
+  const blobs = createBlobStore(config);
+  const executors = createExecutors(config, { slurmClusters: hpcClusterLookup(store.db), slurmPollMs: config.slurmPollMs });
+  const scheduler = new Scheduler({ store, config, blobs, executors });
+  const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
+  scheduler.start(log);
+  deletionWorker.start(log);
+  let stopping: Promise<void> | undefined;
+  return {
+    schedulerId: scheduler.id,
+    databaseKind: store.kind,
+    wakeScheduler: () => scheduler.wake(),
+    wakeDeletion: () => deletionWorker.wake(),
+    stop: (options) => (stopping ??= Promise.all([scheduler.stop(options), deletionWorker.stop()]).then(() => store.close())),
+  };
+}

@@ -1,0 +1,238 @@
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HpcClusterRecord } from '../../store/hpc-cluster-lookup.js';
+import { isPathInside } from '../../storage/local.js';
+import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from '../executor.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
+import { readExitFile, wrapperArgv } from '../wrapper.js';
+import { BATCH_SCRIPT } from './batch-script.js';
+import { runSlurm, slurmError } from './slurm-commands.js';
+import { SlurmPoller, type SlurmStatus } from './slurm-poller.js';
+import { meaningOf } from './slurm-states.js';
+
+/** A task on Slurm: the cluster (its registry id) and Slurm's job id. */
+export interface SlurmId extends ExternalId {
+  backend: 'slurm';
+  cluster: string;
+  jobId: string;
+}
+
+export function isSlurmId(id: ExternalId | null): id is SlurmId {
+  return id?.backend === 'slurm' && typeof id.cluster === 'string' && typeof id.jobId === 'string' && /^\d+(_\d+)?$/.test(id.jobId);
+}
+
+export interface SlurmExecutorOptions {
+  clusters: (id: string) => Promise<HpcClusterRecord | null>;
+  sandbox: Sandbox;
+  pollMs?: number;
+}
+
+const GIB = 1024 ** 3;
+
+/** `runyard-<job id>-a<attempt>`: what squeue shows, and how a task is found when its id was never stored. */
+function jobNameOf(control: AttemptControl): string {
+  return `runyard-${path.basename(control.dir)}-a${control.attempt}`;
+}
+
+/** `<cluster>` before sbatch, `<cluster> <job id>` after: a server that died in between still finds the job. */
+function idFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.slurm`);
+}
+
+function oomFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.oom`);
+}
+
+/**
+ * Runs tasks as Slurm batch jobs: one `sbatch` per task, with the job's partition, CPUs, memory and
+ * log; inside the allocation the same wrapper (pid and exit files in the control directory, on the
+ * cluster's shared directory) and sandbox as a local task. Followed by polling in batches per
+ * cluster (slurm-poller.ts), stopped with scancel. See docs/slurm.md.
+ */
+export class SlurmExecutor implements Executor {
+  readonly backend = 'slurm';
+  private readonly pollers = new Map<string, SlurmPoller>();
+  private readonly pollMs: number;
+
+  constructor(private readonly options: SlurmExecutorOptions) {
+    this.pollMs = options.pollMs ?? 1000;
+  }
+
+  async launch(task: TaskSpec, control: AttemptControl): Promise<SlurmId> {
+    const cluster = await this.clusterOf(task.placement?.cluster);
+    if (task.confinement === 'container') throw new Error('Container jobs do not run on Slurm clusters yet: run them on a local queue.');
+    const partition = task.placement?.partition ?? cluster.partitions[0];
+    if (!partition) throw new Error(`HPC cluster ${cluster.name} has no partition.`);
+    for (const [what, dir] of [
+      ['control directory', control.dir],
+      ['working directory', task.cwd],
+      ['log', task.logFile],
+    ] as const) {
+      if (!isPathInside(cluster.sharedDirectory, path.resolve(dir)))
+        throw new Error(
+          `The job's ${what} ${dir} is not in HPC cluster ${cluster.name}'s shared directory ${cluster.sharedDirectory}: ` +
+            "the nodes would not see it (put the server's data directory, RUNYARD_DATA_DIR, inside it).",
+        );
+    }
+    mkdirSync(control.dir, { recursive: true });
+    mkdirSync(path.dirname(task.logFile), { recursive: true });
+    for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
+    const log = openSync(task.logFile, 'a', 0o644);
+    try {
+      for (const line of [this.options.sandbox.note, ...(task.preamble ?? [])]) if (line !== null) writeSync(log, `${line}\n`);
+    } finally {
+      closeSync(log);
+    }
+    const script = path.join(control.dir, 'runyard-batch.sh');
+    await writeFile(script, BATCH_SCRIPT, { mode: 0o700 });
+    // The task's whole environment (it may hold parameter values) and the wrapper's argv, in a file only
+    // its user reads, never on a command line (which a submit prefix such as ssh hands to a shell).
+    const envFile = path.join(control.dir, `attempt-${control.attempt}.env`);
+    const argv = wrapperArgv(control, this.options.sandbox.argv(task));
+    const carried = {
+      ...task.env,
+      RUNYARD_SLURM_ARGC: String(argv.length),
+      ...Object.fromEntries(argv.map((a, i) => [`RUNYARD_SLURM_ARGV_${i}`, a])),
+    };
+    await writeFile(
+      envFile,
+      Object.entries(carried)
+        .map(([k, v]) => `${k}=${v}\0`)
+        .join(''),
+      { mode: 0o600 },
+    );
+    await rm(oomFileOf(control), { force: true });
+    const cpus = Math.max(1, Math.ceil(task.resources?.cpus ?? 1));
+    const memoryGiB = task.resources?.memoryGiB ?? 0;
+    const args = [
+      '--parsable',
+      `--job-name=${jobNameOf(control)}`,
+      `--partition=${partition}`,
+      `--cpus-per-task=${cpus}`,
+      ...(memoryGiB > 0 ? [`--mem=${Math.ceil(memoryGiB * 1024)}M`] : []),
+      ...(task.timeLimitSeconds ? [`--time=${Math.max(1, Math.ceil(task.timeLimitSeconds / 60))}`] : []),
+      `--output=${task.logFile}`,
+      `--error=${task.logFile}`,
+      '--open-mode=append',
+      `--chdir=${task.cwd}`,
+      '--export=ALL',
+      `--export-file=${envFile}`,
+      script,
+      String(Math.ceil(memoryGiB * GIB)),
+      oomFileOf(control),
+    ];
+    // Paths and numbers only: still, what a shell would read otherwise is refused rather than quoted.
+    const unsafe = args.find((a) => !/^[A-Za-z0-9_./=:,+@%-]+$/.test(a));
+    if (unsafe && cluster.submitPrefix.length)
+      throw new Error(
+        `The sbatch argument ${JSON.stringify(unsafe)} has characters that the submit prefix's remote shell would read: ` +
+          'choose a data directory (RUNYARD_DATA_DIR) whose path has only letters, digits and . _ - /.',
+      );
+    await writeFile(idFileOf(control), `${cluster.id}\n`);
+    const reply = await runSlurm(cluster.submitPrefix, 'sbatch', args);
+    const jobId = /^(\d+)(;\S*)?\s*$/.exec(reply.stdout)?.[1];
+    if (reply.code !== 0 || !jobId) throw new Error(`Slurm refused the job: ${slurmError(reply)}`);
+    await writeFile(idFileOf(control), `${cluster.id} ${jobId}\n`);
+    return { backend: 'slurm', cluster: cluster.id, jobId };
+  }
+
+  async inspect(control: AttemptControl, stored: ExternalId | null): Promise<TaskState> {
+    const id = isSlurmId(stored) ? stored : await this.idFromFiles(control);
+    if (!id) return { state: 'absent' };
+    const status = await (await this.pollerOf(id.cluster)).status(id.jobId);
+    if (status.kind === 'active') return { state: 'running', id };
+    return this.ended(control, id, status);
+  }
+
+  async started(control: AttemptControl, stored: ExternalId, signal?: AbortSignal): Promise<void> {
+    const id = this.slurmId(stored);
+    await (await this.pollerOf(id.cluster)).started(id.jobId, signal);
+  }
+
+  async wait(control: AttemptControl, stored: ExternalId, signal?: AbortSignal): Promise<TaskEnd> {
+    const id = this.slurmId(stored);
+    const status = await (await this.pollerOf(id.cluster)).ended(id.jobId, signal);
+    return this.ended(control, id, status);
+  }
+
+  async kill(stored: ExternalId, { force, graceMs }: KillOptions): Promise<void> {
+    const id = this.slurmId(stored);
+    const cluster = await this.clusterOf(id.cluster);
+    const poller = await this.pollerOf(id.cluster);
+    const scancel = (...args: string[]) => runSlurm(cluster.submitPrefix, 'scancel', [...args, id.jobId]);
+    // --full: a batch job has no steps; the signal must reach the batch shell and all it started.
+    if (!force) {
+      await scancel('--signal=TERM', '--full');
+      if (await this.gone(poller, id.jobId, graceMs)) return;
+    }
+    await scancel('--signal=KILL', '--full');
+    // A job still pending takes no signal: cancelled outright.
+    await scancel();
+    await this.gone(poller, id.jobId, 30_000);
+  }
+
+  /** Whether Slurm ends the job (or forgets it) within ms. */
+  private async gone(poller: SlurmPoller, jobId: string, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      if ((await poller.status(jobId)).kind !== 'active') return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(Math.min(200, this.pollMs));
+    }
+  }
+
+  private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus): Promise<TaskEnd> {
+    const exitCode = await readExitFile(control);
+    const oom = (await readFile(oomFileOf(control), 'utf8').catch(() => '')).trim() === 'true';
+    if (status.kind === 'unknown') {
+      if (exitCode !== null) return { state: 'exited', exitCode, ...(oom ? { outOfMemory: true as const } : {}) };
+      return { state: 'lost', reason: `Slurm no longer knows job ${id.jobId} (it ended without a recorded exit code).` };
+    }
+    if (status.kind === 'active') throw new Error(`Slurm job ${id.jobId} has not ended`);
+    const meaning = meaningOf(id.jobId, status.end);
+    const outOfMemory = oom || meaning.outOfMemory ? { outOfMemory: true as const } : {};
+    const message = meaning.message ? { message: meaning.message } : {};
+    if (meaning.kind === 'lost') return { state: 'lost', reason: meaning.message ?? status.end.state, ...outOfMemory };
+    // The wrapper's record is the task's own code; Slurm's is the batch script's (or 128 + its signal).
+    const code = exitCode ?? (status.end.signal ? 128 + status.end.signal : status.end.exitCode);
+    return { state: 'exited', exitCode: code, ...outOfMemory, ...message };
+  }
+
+  private async idFromFiles(control: AttemptControl): Promise<SlurmId | null> {
+    const text = await readFile(idFileOf(control), 'utf8').catch(() => '');
+    const [cluster, jobId] = text.trim().split(' ');
+    if (!cluster) return null;
+    if (jobId && /^\d+$/.test(jobId)) return { backend: 'slurm', cluster, jobId };
+    // Died during sbatch: the job, if Slurm took it, is found by its name.
+    const c = await this.options.clusters(cluster);
+    if (!c) return null;
+    const found = await runSlurm(c.submitPrefix, 'squeue', ['-h', `--name=${jobNameOf(control)}`, '-o', '%i']);
+    const first = found.stdout.split('\n').find((l) => /^\d+$/.test(l.trim()));
+    return first ? { backend: 'slurm', cluster, jobId: first.trim() } : null;
+  }
+
+  private slurmId(id: ExternalId): SlurmId {
+    if (!isSlurmId(id)) throw new Error(`Not a Slurm task id: ${JSON.stringify(id)}`);
+    return id;
+  }
+
+  private async clusterOf(id: string | undefined): Promise<HpcClusterRecord> {
+    if (!id) throw new Error('The task names no HPC cluster (its queue has none).');
+    const cluster = await this.options.clusters(id);
+    if (!cluster) throw new Error(`HPC cluster ${id} is not registered (any more).`);
+    return cluster;
+  }
+
+  /** One poller per cluster, so that all its jobs share each poll. */
+  private async pollerOf(clusterId: string): Promise<SlurmPoller> {
+    let poller = this.pollers.get(clusterId);
+    if (!poller) {
+      const cluster = await this.clusterOf(clusterId);
+      poller = this.pollers.get(clusterId) ?? new SlurmPoller(cluster.submitPrefix, this.pollMs);
+      this.pollers.set(clusterId, poller);
+    }
+    return poller;
+  }
+}

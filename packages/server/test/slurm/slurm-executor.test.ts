@@ -1,0 +1,174 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { before, describe, it } from 'node:test';
+import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
+import { defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
+import { SlurmExecutor, type SlurmId } from '../../src/executors/slurm/slurm-executor.js';
+import type { HpcClusterRecord } from '../../src/store/hpc-cluster-lookup.js';
+import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
+
+// The Slurm executor against the machine's real single-node cluster (scripts/slurm-dev-cluster.sh):
+// real sbatch, squeue, scontrol and scancel.
+
+const ENV = { PATH: '/usr/local/bin:/usr/bin:/bin' };
+let counter = 0;
+
+function scontrol(jobId: string): string {
+  return execFileSync('scontrol', ['show', 'job', '-o', jobId], { encoding: 'utf8' });
+}
+
+describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
+  let shared: string;
+  let cluster: HpcClusterRecord;
+  let executor: SlurmExecutor;
+  const clusters = async (id: string) => (id === cluster.id ? cluster : null);
+
+  before(() => {
+    slurmClusterUp();
+    shared = sharedDirectory();
+    cluster = { id: 'c0ffee0000000000000000aa', name: 'dev', submitPrefix: [], partitions: ['debug', 'batch'], sharedDirectory: shared };
+    executor = new SlurmExecutor({ clusters, sandbox: defaultSandbox(), pollMs: 200 });
+  });
+
+  /** A task of a fresh job in the shared directory: bash running script, confined in the sandbox. */
+  function job(script: string, extra: Partial<TaskSpec> = {}): { task: TaskSpec; control: AttemptControl } {
+    const name = `job${process.pid}x${++counter}`;
+    const dir = path.join(shared, name);
+    const task: TaskSpec = {
+      argv: ['bash', '-c', script],
+      env: ENV,
+      cwd: path.join(dir, 'work'),
+      logFile: path.join(dir, 'logs', 'stdout.txt'),
+      writable: [path.join(dir, 'work'), path.join(dir, 'logs')],
+      resources: { cpus: 1, memoryGiB: 0.25 },
+      placement: { cluster: cluster.id },
+      ...extra,
+    };
+    // As the scheduler lays it out: <data dir>/run/<job id>.
+    return { task, control: { dir: path.join(shared, 'run', name), attempt: 1 } };
+  }
+
+  it('runs a task in the sandbox with its exit code and log; partition, CPUs and memory are what Slurm shows', async () => {
+    const { task, control } = job('echo "hello from $(hostname)"; ls / | head -c 0; touch /outside 2>/dev/null || echo confined; exit 3', {
+      resources: { cpus: 2, memoryGiB: 0.5 },
+      placement: { cluster: 'c0ffee0000000000000000aa', partition: 'batch' },
+      preamble: ['first line'],
+    });
+    const id = (await executor.launch(task, control)) as SlurmId;
+    assert.equal(id.backend, 'slurm');
+    assert.match(id.jobId, /^\d+$/);
+    const shown = scontrol(id.jobId);
+    assert.match(shown, /Partition=batch /);
+    assert.match(shown, /NumCPUs=2 /);
+    assert.match(shown, /mem=512M/);
+    assert.match(shown, new RegExp(`JobName=runyard-job${process.pid}x${counter}-a1 `));
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 3 });
+    const log = readFileSync(task.logFile, 'utf8');
+    assert.match(log, /^first line\nhello from /);
+    assert.match(log, /confined/, 'the task cannot write outside its directories');
+    assert.deepEqual(await executor.inspect(control, id), { state: 'exited', exitCode: 3 });
+  });
+
+  it('keeps the environment off every command line and out of the batch script', async () => {
+    const secret = `s3cr3t-${Date.now()}`;
+    const { task, control } = job('printf "%s\\n" "$TOKEN"; sleep 2', { env: { ...ENV, TOKEN: secret } });
+    const id = (await executor.launch(task, control)) as SlurmId;
+    assert.doesNotMatch(scontrol(id.jobId), new RegExp(secret), 'not in the job record Slurm shows');
+    assert.doesNotMatch(readFileSync(path.join(control.dir, 'runyard-batch.sh'), 'utf8'), new RegExp(secret));
+    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    assert.doesNotMatch(ps, new RegExp(secret), 'not in any process argv');
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    assert.equal(readFileSync(task.logFile, 'utf8').trim(), secret);
+  });
+
+  it("refuses a partition Slurm does not have, with Slurm's reason, and directories outside the shared directory", async () => {
+    const bad = job('true', { placement: { cluster: cluster.id, partition: 'nosuch' } });
+    await assert.rejects(executor.launch(bad.task, bad.control), /Slurm refused the job: .*[Ii]nvalid partition/);
+    const outside = job('true', { cwd: '/var/tmp/runyard-not-shared' });
+    await assert.rejects(executor.launch(outside.task, outside.control), /not in HPC cluster dev's shared directory/);
+    const unknown = job('true', { placement: { cluster: 'ffffffffffffffffffffffff' } });
+    await assert.rejects(executor.launch(unknown.task, unknown.control), /HPC cluster ffffffffffffffffffffffff is not registered/);
+  });
+
+  it('a graceful kill reaches the task (it traps TERM and exits 0); a forced kill ends it at once', async () => {
+    const graceful = job('trap "echo got TERM; exit 0" TERM; echo started; sleep 300 & wait');
+    const id = (await executor.launch(graceful.task, graceful.control)) as SlurmId;
+    await executor.started(graceful.control, id);
+    for (let i = 0; i < 300 && !(existsSync(graceful.task.logFile) && readFileSync(graceful.task.logFile, 'utf8').includes('started')); i++)
+      await sleep(100);
+    await executor.kill(id, { force: false, graceMs: 30_000 });
+    // The task ended of the signal as it chose: Slurm saw the batch script complete.
+    assert.deepEqual(await executor.wait(graceful.control, id), { state: 'exited', exitCode: 0 });
+    assert.match(readFileSync(graceful.task.logFile, 'utf8'), /got TERM/);
+
+    const forced = job('trap "" TERM; sleep 300');
+    const fid = (await executor.launch(forced.task, forced.control)) as SlurmId;
+    await executor.started(forced.control, fid);
+    const t0 = Date.now();
+    await executor.kill(fid, { force: true, graceMs: 60_000 });
+    assert.ok(Date.now() - t0 < 55_000, 'a forced kill does not wait for the grace period');
+    assert.match(scontrol(fid.jobId), /JobState=CANCELLED/);
+  });
+
+  it('a new executor (a restarted server) reattaches by the stored id, and by the control file when none was stored', async () => {
+    const { task, control } = job('sleep 3; exit 5');
+    const id = (await executor.launch(task, control)) as SlurmId;
+    const restarted = new SlurmExecutor({ clusters, sandbox: defaultSandbox(), pollMs: 200 });
+    assert.deepEqual(await restarted.inspect(control, id), { state: 'running', id });
+    assert.deepEqual(await restarted.inspect(control, null), { state: 'running', id }, 'found from attempt-1.slurm');
+    assert.deepEqual(await restarted.wait(control, id), { state: 'exited', exitCode: 5 });
+    const never = job('true');
+    assert.deepEqual(await restarted.inspect(never.control, null), { state: 'absent' });
+  });
+
+  it('a job Slurm does not know is settled as lost, naming it', async () => {
+    const { control } = job('true');
+    const ghost: SlurmId = { backend: 'slurm', cluster: cluster.id, jobId: '987654321' };
+    assert.deepEqual(await executor.wait(control, ghost), {
+      state: 'lost',
+      reason: 'Slurm no longer knows job 987654321 (it ended without a recorded exit code).',
+    });
+  });
+
+  it('a task over its memory is killed for it in its own cgroup on the node, and reported out of memory', async () => {
+    const { task, control } = job('head -c 600m /dev/zero | tail > /dev/null; echo survived', { resources: { cpus: 1, memoryGiB: 0.25 } });
+    const id = (await executor.launch(task, control)) as SlurmId;
+    const end = await executor.wait(control, id);
+    assert.equal(end.state, 'exited');
+    assert.equal((end as { outOfMemory?: true }).outOfMemory, true, readFileSync(task.logFile, 'utf8'));
+  });
+
+  it('polls all the waits of a cluster with one squeue per poll', async () => {
+    const calls = path.join(shared, `calls-${process.pid}.txt`);
+    const counting = path.join(shared, 'counting-prefix.sh');
+    // A real submit prefix (as ["ssh", "login1"] would be): it logs each command line, then runs it.
+    writeFileSync(counting, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec "$@"\n`);
+    chmodSync(counting, 0o755);
+    const counted: HpcClusterRecord = { ...cluster, id: 'c0ffee0000000000000000bb', submitPrefix: [counting] };
+    const pollMs = 300;
+    const polling = new SlurmExecutor({ clusters: async (id) => (id === counted.id ? counted : null), sandbox: defaultSandbox(), pollMs });
+    const jobs = [1, 2, 3, 4].map(() => job('sleep 4', { placement: { cluster: counted.id } }));
+    const ids: SlurmId[] = [];
+    for (const j of jobs) ids.push((await polling.launch(j.task, j.control)) as SlurmId);
+    writeFileSync(calls, '');
+    const t0 = Date.now();
+    const ends = await Promise.all(jobs.map((j, i) => polling.wait(j.control, ids[i])));
+    const elapsed = Date.now() - t0;
+    assert.deepEqual(
+      ends.map((e) => e.state),
+      ['exited', 'exited', 'exited', 'exited'],
+    );
+    const squeues = readFileSync(calls, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('squeue'));
+    const first = squeues[0].split(' ')[squeues[0].split(' ').indexOf('-j') + 1].split(',').sort();
+    assert.deepEqual(first, ids.map((i) => i.jobId).sort(), 'one squeue names all the waited jobs');
+    // One call a poll at most; a call per job would be four a poll. New jobs are polled soon, 50 ms after
+    // their submission, then at 100, 200 ms... up to pollMs: a few more polls than elapsed / pollMs.
+    const backoffPolls = Math.ceil(Math.log2(pollMs / 50)) + 1;
+    assert.ok(squeues.length <= elapsed / pollMs + backoffPolls + 2, `${squeues.length} squeue calls in ${elapsed} ms`);
+  });
+});

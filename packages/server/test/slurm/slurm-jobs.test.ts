@@ -1,0 +1,235 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startServer, type RunningServer } from '@runyard/server';
+import { jobPaths } from '../../src/scheduler/job-paths.js';
+import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { freshDatabaseUrl } from '../../../../test/support/database.js';
+import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
+import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
+import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
+import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
+import { connectionArgs } from '../../../cli/test/support/connection-args.js';
+import { runCli } from '../../../cli/test/support/run-cli.js';
+import { FIXTURE_BIN, waitFor } from '../scheduler/helpers.js';
+
+// Jobs through the whole server on the real Slurm cluster: submitted over HTTP as the public client
+// sends HPC jobs, run by the scheduler that main.ts starts, with the Slurm executor.
+
+const scontrol = (jobId: string) => execFileSync('scontrol', ['show', 'job', '-o', jobId], { encoding: 'utf8' });
+
+describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 }, () => {
+  let server: RunningServer;
+  let mirror: GitMirror;
+  let env: Record<string, string>;
+  let apikey = '';
+  let ws = '';
+  let projectId = '';
+  let bashWorkflow = '';
+  let hpc = '';
+  const api = jsonApiOk(
+    jsonApi(
+      () => server.url,
+      () => apikey,
+    ),
+  );
+  const job = (id: string) => api('GET', `/api/v1/jobs/${id}?teamId=${ws}`);
+  const ended = (id: string) =>
+    waitFor(`job ${id} to end`, async () => {
+      const doc = await job(id);
+      return ['completed', 'failed', 'aborted'].includes(doc.status) ? doc : undefined;
+    });
+  /** A bash job as `cloudos bash job --execution-platform hpc` would send it, with an hpc id. */
+  const submitBash = async (command: string, extra: Record<string, unknown> = {}) =>
+    (
+      await api('POST', `/api/v2/jobs?teamId=${ws}`, {
+        project: projectId,
+        workflow: bashWorkflow,
+        name: 'slurm-bash',
+        command,
+        parameters: [],
+        executionPlatform: 'hpc',
+        hpc,
+        resourceRequirements: { cpu: 2, ram: 1 },
+        ...extra,
+      })
+    ).jobId as string;
+
+  async function start(): Promise<void> {
+    const lines: string[] = [];
+    server = await startServer(env, (line) => lines.push(line));
+    const key = lines.find((l) => l.includes('API key:'));
+    if (key) apikey = key.split(':')[1].trim();
+    const workspace = lines.find((l) => l.includes('Workspace id:'));
+    if (workspace) ws = workspace.split(':')[1].trim();
+  }
+
+  before(async () => {
+    slurmClusterUp();
+    const shared = sharedDirectory();
+    mirror = createGitMirror();
+    mirror.create('acme/pipe', { files: { 'main.nf': 'workflow {}\n', 'nextflow.config': '' } });
+    env = {
+      RUNYARD_DATA_DIR: mkdtempSync(path.join(shared, 'data-')),
+      RUNYARD_PORT: '0',
+      RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
+      RUNYARD_LOG_LEVEL: 'silent',
+      RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+      RUNYARD_SCHEDULER_POLL_MS: '200',
+      RUNYARD_SLURM_POLL_MS: '300',
+      RUNYARD_ABORT_GRACE_MS: '20000',
+      // A CPU hour costs 1 USD: a job of 2 CPUs with a cost limit of 1 USD may run 30 minutes.
+      RUNYARD_CPU_HOUR_COST_CENTS: '100',
+      RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
+      ...TEST_CAPACITY,
+      ...nextflowHomeEnv(),
+    };
+    await start();
+    projectId = (await api('POST', `/api/v1/projects?teamId=${ws}`, { name: 'hpc' }))._id;
+    bashWorkflow = (
+      await api('POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'ubuntu', containerName: 'library/ubuntu:22.04' })
+    )._id;
+    const cluster = await api('POST', '/api/runyard/admin/hpc', { name: 'dev', partitions: ['debug', 'batch'], sharedDirectory: shared });
+    hpc = cluster.id;
+  });
+  after(async () => {
+    await server?.close();
+    mirror?.remove();
+  });
+
+  it('a bash job runs in Slurm with its CPUs, memory and partition; the job document names the cluster and the Slurm job', async () => {
+    const id = await submitBash('echo "on $SLURM_JOB_PARTITION as $SLURM_JOB_ID with [$1] [$2]"', {
+      parameters: [{ prefix: '--', name: 'greeting', parameterKind: 'textValue', textValue: 'hello world' }],
+      execution: { computeCostLimit: 1 },
+    });
+    const doc = await ended(id);
+    assert.equal(doc.status, 'completed', readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'));
+    assert.equal(doc.hpcCluster.id, hpc);
+    assert.equal(doc.hpcCluster.name, 'dev');
+    assert.equal(doc.hpcCluster.partition, 'debug');
+    const slurmJobId = doc.hpcCluster.slurmJobId as string;
+    assert.match(slurmJobId, /^\d+$/);
+    const shown = scontrol(slurmJobId);
+    assert.match(shown, /JobState=COMPLETED /);
+    assert.match(shown, /NumCPUs=2 /);
+    // Its time limit: what its cost limit buys (30 minutes), and a minute more (the cost watch ends it first).
+    assert.match(shown, /TimeLimit=00:31:00 /);
+    assert.match(shown, /mem=1G/);
+    assert.match(shown, new RegExp(`JobName=runyard-${id}-a1 `));
+    const log = readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8');
+    // The job's parameters reach it word for word through the batch script: as "$1" "$2", and appended to the
+    // command (as the local executor does).
+    assert.match(log, new RegExp(`on debug as ${slurmJobId} with \\[--greeting\\] \\[hello world\\] --greeting hello world\\n`));
+  });
+
+  it('a Nextflow job sent as the public client sends HPC jobs runs in Slurm with the fixture nextflow', async () => {
+    const wf = (
+      await api('POST', `/api/v2/workflows?teamId=${ws}`, {
+        name: 'pipe',
+        repository: { url: 'https://github.com/acme/pipe', platform: 'github' },
+      })
+    )._id;
+    const { jobId } = await api('POST', `/api/v2/jobs?teamId=${ws}`, {
+      parameters: [],
+      project: projectId,
+      workflow: wf,
+      name: 'hpc-nf',
+      resumable: false,
+      saveProcessLogs: false,
+      executionPlatform: 'hpc',
+      hpc,
+      storageSizeInGb: 500,
+      execution: { computeCostLimit: 30.0, optim: 'test' },
+      instanceType: null,
+      usesFusionFileSystem: false,
+      accelerateSavingResults: false,
+      nextflowVersion: '22.10.8',
+    });
+    const doc = await ended(jobId);
+    const paths = jobPaths(server.config.dataDir, ws, jobId);
+    assert.equal(doc.status, 'completed', readFileSync(path.join(paths.logs, 'stdout.txt'), 'utf8'));
+    assert.match(readFileSync(path.join(paths.logs, 'stdout.txt'), 'utf8'), /version 22\.10\.8/);
+    assert.match(scontrol(doc.hpcCluster.slurmJobId), /JobState=COMPLETED /);
+  });
+
+  it('runyard job run and bash job with --execution-platform hpc --hpc-id ID run on Slurm, and --wait-completion follows them there', async () => {
+    await api('POST', `/api/v2/workflows?teamId=${ws}`, {
+      name: 'cli-pipe',
+      repository: { url: 'https://github.com/acme/pipe', platform: 'github' },
+    });
+    const connection = connectionArgs(server.url, apikey, ws);
+    const hpcArgs = [
+      '--project-name',
+      'hpc',
+      '--execution-platform',
+      'hpc',
+      '--hpc-id',
+      hpc,
+      '--wait-completion',
+      '--request-interval',
+      '1',
+    ];
+    const runs = [
+      ['job', 'run', '--workflow-name', 'cli-pipe', '--job-name', 'cli-nf', ...hpcArgs],
+      [
+        'bash',
+        'job',
+        '--workflow-name',
+        'ubuntu',
+        '--command',
+        'echo "cli on $SLURM_JOB_PARTITION"',
+        '--cpus',
+        '2',
+        '--memory',
+        '1',
+        ...hpcArgs,
+      ],
+    ];
+    for (const args of runs) {
+      const r = await runCli([...args, ...connection], { timeoutMs: 180_000 });
+      assert.equal(r.code, 0, `${args.join(' ')}\n${r.stdout}\n${r.stderr}`);
+      const id = r.stdout.trim().split('\n')[0];
+      const doc = await job(id);
+      assert.equal(doc.status, 'completed');
+      assert.equal(doc.hpcCluster.id, hpc);
+      const shown = scontrol(doc.hpcCluster.slurmJobId);
+      assert.match(shown, /JobState=COMPLETED /);
+      assert.match(shown, /Partition=debug /);
+      if (args[0] === 'bash') {
+        assert.match(shown, /NumCPUs=2 /);
+        assert.match(shown, /mem=1G/);
+        assert.match(readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'), /cli on debug\n/);
+      }
+    }
+  });
+
+  it('abort ends the job in Slurm (TERM, the task traps it); force abort at once', async () => {
+    for (const force of [false, true]) {
+      const id = await submitBash('trap "echo got TERM; exit 0" TERM; echo started; sleep 300 & wait');
+      const running = await waitFor(`job ${id} to run`, async () => {
+        const doc = await job(id);
+        return doc.status === 'running' && doc.hpcCluster.slurmJobId ? doc : undefined;
+      });
+      await api('PUT', `/api/v2/jobs/${id}/abort?teamId=${ws}${force ? '&force=true' : ''}`);
+      const doc = await ended(id);
+      assert.equal(doc.status, 'aborted');
+      assert.doesNotMatch(scontrol(running.hpcCluster.slurmJobId), /JobState=(RUNNING|PENDING|COMPLETING) /);
+    }
+  });
+
+  it('a server restart during a Slurm job reattaches to it: one Slurm job, one outcome', async () => {
+    const id = await submitBash('sleep 4; echo done');
+    const running = await waitFor(`job ${id} to run`, async () => {
+      const doc = await job(id);
+      return doc.status === 'running' ? doc : undefined;
+    });
+    await server.close();
+    await start();
+    const doc = await ended(id);
+    assert.equal(doc.status, 'completed');
+    assert.equal(doc.hpcCluster.slurmJobId, running.hpcCluster.slurmJobId, 'the same Slurm job, not a second submission');
+    assert.match(readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'), /done\n/);
+  });
+});
