@@ -72,6 +72,14 @@ export async function submitJob(
   await checkJobInputs(db, storage, ctx.workspaceId, body);
   const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
   const placement = await placeJob(db, ctx.workspaceId, body, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
+  // In its image, a container job would run the runtime's CLI on a cluster node, outside the sandbox: not yet.
+  if (placement.hpcId && workflowType === 'docker' && config.containerRuntime && workflow.container_name) {
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Workflow ${quoted(workflow.name)} runs in the container image ${quoted(workflow.container_name)}, and container jobs ` +
+        'do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
+    );
+  }
   const platform = body.executionPlatform ?? 'aws';
   const sizing = {
     workflow_type: workflowType,

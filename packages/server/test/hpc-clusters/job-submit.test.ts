@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -237,5 +237,33 @@ describe('HPC jobs without an hpc id', () => {
       assert.deepEqual(job.hpcCluster, { id: hpc, name: 'only', partition: 'main', slurmJobId: null });
       assert.equal(job.batch.jobQueue.name, 'hpc-only');
     }
+  });
+});
+
+describe('HPC jobs in a container image', () => {
+  let w: JobWorld;
+  before(async () => {
+    // A configured runtime makes docker workflows container jobs; nothing runs it here, so a script that fails stands in.
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'runyard-runtime-'));
+    writeFileSync(path.join(bin, 'docker'), '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+    w = await jobWorld({ RUNYARD_CONTAINER_RUNTIME: 'docker', RUNYARD_TASK_PATH: `${bin}:${process.env.PATH}` });
+  });
+  after(() => w.close());
+
+  it('are refused at submission with a message, and leave nothing behind', async () => {
+    const shared = mkdtempSync(path.join(os.tmpdir(), 'runyard-shared-'));
+    const r = await call(w.s, 'POST', '/api/runyard/admin/hpc', { name: 'only', partitions: ['main'], sharedDirectory: shared });
+    assert.equal(r.statusCode, 201, r.body);
+    const body: Record<string, unknown> = { ...bashBody(w, { executionPlatform: 'hpc', hpc: r.json().id }) };
+    delete body.masterInstance;
+    delete body.batch;
+    const count = await jobCount(w);
+    const message = assertError(await submit(w, body), 400, 'VALIDATION_FAILED');
+    assert.match(message, /container image "library\/ubuntu:22\.04", and container jobs do not run on HPC clusters yet/);
+    assert.equal(await jobCount(w), count);
+    const queues = await w.s.store.db.selectFrom('queues').select('id').where('backend', '=', 'slurm').execute();
+    assert.deepEqual(queues, []);
+    // The same job on a local queue is accepted.
+    assert.equal((await submit(w, bashBody(w))).statusCode, 200);
   });
 });
