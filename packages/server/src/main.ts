@@ -12,6 +12,7 @@ import { chooseLogFormat, logStreamFor } from './log-format.js';
 import { ConfigError, databaseUrlOf, loadConfig, type Config } from './config.js';
 import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.js';
 import { openStore, type Store } from './store/database.js';
+import { newThreadTurnsBuffer } from './store/thread-turns.js';
 import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
@@ -52,7 +53,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   let store: Store | undefined;
   try {
     makePrivateDir(config.dataDir);
-    store = openStore(databaseUrlOf(config));
+    // Role all on SQLite: the API's thread and the background thread take turns at the file (thread-turns.ts).
+    const turns = config.role === 'all' ? newThreadTurnsBuffer() : undefined;
+    store = openStore(databaseUrlOf(config), turns ? { threadTurns: { buffer: turns, slot: 0 } } : {});
     await migrateToLatest(store.db);
     const logFormat = chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY));
     // Started after serving (a failed start starts no jobs); until then a wake-up has nothing to wake.
@@ -83,7 +86,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     // processes see its submissions at their poll.
     let restorePriority: () => void = () => undefined;
     if (config.role === 'all') {
-      background = await startBackgroundThread(env, logFormat, app.log);
+      background = await startBackgroundThread(env, logFormat, app.log, turns && { buffer: turns, slot: 1 });
       // libuv's thread pool (files, DNS), shared by both threads, is made by its first use: before, so it
       // keeps the normal priority.
       await access(config.dataDir);

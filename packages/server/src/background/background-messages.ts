@@ -1,9 +1,12 @@
 import type { LogFormat } from '../log-format.js';
+import type { ThreadTurnsHandle } from '../store/thread-turns.js';
 
 /** What the background thread is started with: the server's environment (it loads the same configuration) and its log format. */
 export interface BackgroundThreadData {
   env: Record<string, string>;
   logFormat: LogFormat;
+  /** SQLite: the thread's turns at the database file, shared with the API's thread. */
+  threadTurns?: ThreadTurnsHandle;
 }
 
 /** From the API's thread to the background thread. */

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { LogFormat } from '../log-format.js';
+import { clearThreadTurn, type ThreadTurnsHandle } from '../store/thread-turns.js';
 import type { BackgroundThreadData, FromBackground, ToBackground } from './background-messages.js';
 
 export interface BackgroundThread {
@@ -27,10 +28,16 @@ const ENTRY = new URL('./background-thread.js', import.meta.url);
  * its own connection to the database. Should it fail, it is logged and a new one starts a second
  * later; its jobs are adopted as after a crash (their leases run out).
  */
-export async function startBackgroundThread(env: NodeJS.ProcessEnv, logFormat: LogFormat, log: ThreadLog): Promise<BackgroundThread> {
+export async function startBackgroundThread(
+  env: NodeJS.ProcessEnv,
+  logFormat: LogFormat,
+  log: ThreadLog,
+  threadTurns?: ThreadTurnsHandle,
+): Promise<BackgroundThread> {
   const data: BackgroundThreadData = {
     env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string')),
     logFormat,
+    threadTurns,
   };
   let current = await spawnThread(data);
   let stopping = false;
@@ -53,6 +60,8 @@ export async function startBackgroundThread(env: NodeJS.ProcessEnv, logFormat: L
   };
   const watch = (thread: Thread) =>
     void thread.ended.then((reason) => {
+      // A thread that died holding (or waiting for) its turn at the database must not keep the API waiting.
+      if (threadTurns) clearThreadTurn(threadTurns);
       if (stopping || thread !== current) return;
       log.error({ err: reason }, `the scheduler thread ended (${reason}); a new one starts in ${RESTART_DELAY_MS / 1000} s`);
       restartLater();

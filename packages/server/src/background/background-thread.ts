@@ -8,10 +8,10 @@ import { startBackgroundWork } from './background-work.js';
 import type { BackgroundThreadData, ToBackground, FromBackground } from './background-messages.js';
 
 const port = parentPort!;
-const { env, logFormat } = workerData as BackgroundThreadData;
+const { env, logFormat, threadTurns } = workerData as BackgroundThreadData;
 const config = loadConfig(env);
 const log = pino({ level: config.logLevel }, logStreamFor(logFormat));
-const work = startBackgroundWork(config, log);
+const work = startBackgroundWork(config, log, { threadTurns });
 const send = (message: FromBackground) => port.postMessage(message);
 
 port.on('message', (message: ToBackground) => {

@@ -4,7 +4,7 @@ import { createExecutors } from '../executors/registry.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { DeletionWorker } from '../services/deletion-worker.js';
 import { createBlobStore } from '../storage/registry.js';
-import { openStore } from '../store/database.js';
+import { openStore, type StoreOptions } from '../store/database.js';
 import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
 
 /** What runs besides the API: the job scheduler and the deletion worker, on a store of their own. */
@@ -18,8 +18,8 @@ export interface BackgroundWork {
 }
 
 /** Starts the scheduler (local executor, and Slurm for the registered clusters) and the deletion worker. The database is migrated already. */
-export function startBackgroundWork(config: Config, log: Logger): BackgroundWork {
-  const store = openStore(databaseUrlOf(config));
+export function startBackgroundWork(config: Config, log: Logger, storeOptions: StoreOptions = {}): BackgroundWork {
+  const store = openStore(databaseUrlOf(config), storeOptions);
   const blobs = createBlobStore(config);
   const executors = createExecutors(config, { slurmClusters: hpcClusterLookup(store.db), slurmPollMs: config.slurmPollMs });
   const scheduler = new Scheduler({ store, config, blobs, executors });

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { makePrivateDatabaseFile, makePrivateDir } from './private-files.js';
 import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { ThreadTurns, type ThreadTurnsHandle } from './thread-turns.js';
 import type { Database } from './schema.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -17,8 +18,13 @@ export interface Store {
 // PostgreSQL returns COUNT(*) and BIGINT as strings; our counts fit in a JS number.
 pg.types.setTypeParser(20, (v) => Number(v));
 
+export interface StoreOptions {
+  /** SQLite: this thread's turns at the file, shared with the process's other threads (thread-turns.ts). */
+  threadTurns?: ThreadTurnsHandle;
+}
+
 /** Opens the database named by the URL: `sqlite:<file>` (WAL, synchronous=FULL) or `postgres://...`. */
-export function openStore(url: string): Store {
+export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
@@ -36,7 +42,8 @@ export function openStore(url: string): Store {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const turns = options.threadTurns ? new ThreadTurns(options.threadTurns) : undefined;
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, turns) });
   return { db, kind: 'sqlite', close: () => db.destroy() };
 }
 

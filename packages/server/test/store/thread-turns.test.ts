@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { setImmediate as tick } from 'node:timers/promises';
+import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { sql } from 'kysely';
+import { openStore } from '../../src/store/database.js';
+import { clearThreadTurn, newThreadTurnsBuffer, ThreadTurns } from '../../src/store/thread-turns.js';
+
+const WORKER = new URL('../fixtures/thread-turns-worker.mjs', import.meta.url);
+
+function thread(data: Record<string, unknown>) {
+  const worker = new Worker(WORKER, { workerData: data });
+  const messages: string[] = [];
+  const waiters: Array<() => void> = [];
+  worker.on('message', (m: string) => {
+    messages.push(m);
+    waiters.splice(0).forEach((w) => w());
+  });
+  const exited = new Promise<number>((resolve, reject) => {
+    worker.once('error', reject);
+    worker.once('exit', resolve);
+  });
+  const said = async (m: string) => {
+    while (!messages.includes(m)) await new Promise<void>((r) => waiters.push(r));
+  };
+  return { worker, said, exited };
+}
+
+// The API's thread and the background thread take turns at one SQLite file (store/thread-turns.ts).
+describe('thread turns at a SQLite database', () => {
+  it('exclude each other across threads: no update is lost between a read and its write', async () => {
+    const buffer = newThreadTurnsBuffer();
+    const counter = new SharedArrayBuffer(8);
+    const shared = new Int32Array(counter);
+    const turns = 200;
+    const a = thread({ buffer, slot: 1, mode: 'increment', turns, counter });
+    const b = thread({ buffer, slot: 2, mode: 'increment', turns, counter });
+    const mine = new ThreadTurns({ buffer, slot: 0 });
+    for (let i = 0; i < turns; i++) {
+      await mine.take();
+      const seen = Atomics.load(shared, 0);
+      await tick();
+      Atomics.store(shared, 0, seen + 1);
+      mine.release();
+    }
+    await Promise.all([a.said('done'), b.said('done')]);
+    assert.equal(Atomics.load(shared, 0), 3 * turns);
+    await Promise.all([a.exited, b.exited]);
+  });
+
+  it('come first come first served: a thread that takes turn after turn lets a waiting one in after its current turn', async () => {
+    const buffer = newThreadTurnsBuffer();
+    const counter = new SharedArrayBuffer(8);
+    const shared = new Int32Array(counter);
+    const hog = thread({ buffer, slot: 1, mode: 'hog', counter });
+    while (Atomics.load(shared, 1) < 20) await tick();
+    const mine = new ThreadTurns({ buffer, slot: 0 });
+    for (let i = 0; i < 20; i++) {
+      const before = Atomics.load(shared, 1);
+      await mine.take();
+      // At most the hog's turn under way when this one asked finished meanwhile.
+      assert.ok(Atomics.load(shared, 1) - before <= 1, `the hog had ${Atomics.load(shared, 1) - before} turns while this thread waited`);
+      mine.release();
+      await tick();
+    }
+    hog.worker.postMessage('stop');
+    await hog.said('done');
+    // Its message listener keeps it alive.
+    await hog.worker.terminate();
+  });
+
+  it('a thread that died holding its turn is cleared by the owner of the buffer, and the others go on', async () => {
+    const buffer = newThreadTurnsBuffer();
+    const dying = thread({ buffer, slot: 1, mode: 'die-holding' });
+    await dying.said('holding');
+    assert.equal(await dying.exited, 3);
+    const mine = new ThreadTurns({ buffer, slot: 0 });
+    let got = false;
+    const taking = mine.take().then(() => (got = true));
+    for (let i = 0; i < 20; i++) await tick();
+    assert.equal(got, false, 'the dead thread still holds the turn until it is cleared');
+    clearThreadTurn({ buffer, slot: 1 });
+    await taking;
+    mine.release();
+  });
+
+  it('two stores on one file in two threads: transactions that read, yield and write lose nothing', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-turns-'));
+    const file = path.join(dir, 'db.sqlite');
+    const buffer = newThreadTurnsBuffer();
+    const store = openStore(`sqlite:${file}`, { threadTurns: { buffer, slot: 0 } });
+    try {
+      await sql`create table counter (n integer not null)`.execute(store.db);
+      await sql`insert into counter (n) values (0)`.execute(store.db);
+      const turns = 100;
+      const other = thread({ buffer, slot: 1, mode: 'store', turns, file });
+      for (let i = 0; i < turns; i++) {
+        await store.db.transaction().execute(async (tx) => {
+          const { rows } = await sql<{ n: number }>`select n from counter`.execute(tx);
+          await tick();
+          await sql`update counter set n = ${rows[0].n + 1}`.execute(tx);
+        });
+      }
+      await other.said('done');
+      await other.exited;
+      const { rows } = await sql<{ n: number }>`select n from counter`.execute(store.db);
+      assert.equal(rows[0].n, 2 * turns);
+    } finally {
+      await store.close();
+    }
+  });
+});
