@@ -21,12 +21,12 @@ const TIMEOUT_MS = Number(process.env.BENCH_B8_TIMEOUT_MS ?? 900_000);
 const clients = new URL('./lib/job-clients.mjs', import.meta.url).href;
 const script = new URL('../scripts/slurm-dev-cluster.sh', import.meta.url).pathname;
 
-/** Milliseconds from each POST to the job's `running` status, one job after the other. */
+/** Milliseconds from each POST to the job's `running` status, one job after the other (`sleep 5`, without parameters: they would be its arguments). */
 async function runyardToRunning(s, body, count) {
   const samples = [];
   for (let i = 0; i < count; i++) {
     const t0 = performance.now();
-    const { jobId } = await s.call('POST', `/api/v2/jobs?teamId=${s.ws}`, { ...body, command: 'sleep 5' });
+    const { jobId } = await s.call('POST', `/api/v2/jobs?teamId=${s.ws}`, { ...body, command: 'sleep 5', parameters: [] });
     for (;;) {
       const { status } = await s.call('GET', `/api/v1/jobs/${jobId}?teamId=${s.ws}`);
       if (status !== 'queued' && status !== 'scheduled' && status !== 'initializing') break;
