@@ -112,4 +112,29 @@ describe('thread turns at a SQLite database', () => {
       await store.close();
     }
   });
+
+  it("a store's reads take no turn (WAL readers never wait); its writes wait for the turn", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-turns-'));
+    const buffer = newThreadTurnsBuffer();
+    const store = openStore(`sqlite:${path.join(dir, 'db.sqlite')}`, { threadTurns: { buffer, slot: 0 } });
+    try {
+      await sql`create table counter (n integer not null)`.execute(store.db);
+      // Another thread's turn (its slot, held from here).
+      const other = new ThreadTurns({ buffer, slot: 1 });
+      await other.take();
+      const rows = await store.db
+        .selectFrom('counter' as never)
+        .selectAll()
+        .execute();
+      assert.deepEqual(rows, []);
+      let written = false;
+      const writing = sql`insert into counter (n) values (1)`.execute(store.db).then(() => (written = true));
+      for (let i = 0; i < 20; i++) await tick();
+      assert.equal(written, false, 'the write waits for the other thread to end its turn');
+      other.release();
+      await writing;
+    } finally {
+      await store.close();
+    }
+  });
 });
