@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,17 +7,18 @@ import { TaskLimits } from './sandbox/limits.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
 import { isStopArgv, readArgvFile, runOomProbe, runStop, writeArgvFile } from './stop-command.js';
+import { defaultSpawner, type DetachedTask, type Spawner } from './spawner/spawner.js';
 
 /** Resolves with promise, or rejects as soon as signal aborts. */
-function abortable(promise: Promise<void>, signal?: AbortSignal): Promise<void> {
+function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
   signal.throwIfAborted();
   return new Promise((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(() => {
+    promise.then((value) => {
       signal.removeEventListener('abort', onAbort);
-      resolve();
+      resolve(value);
     }, reject);
   });
 }
@@ -50,17 +50,19 @@ export function isLocalId(id: ExternalId | null): id is LocalId {
  * inherited descriptors (nothing passes through this process, so memory stays flat and the log
  * survives a server crash). The wrapper records pid and exit code in the attempt's control
  * directory, so a later server process can reattach to the task or settle it. The wrapper runs
- * the task through the sandbox (sandbox/), confined to its own directories.
+ * the task through the sandbox (sandbox/), confined to its own directories. Tasks are started by
+ * the spawner process (spawner/): a fork from the server would cost in proportion to its memory.
  */
 export class LocalExecutor implements Executor {
   readonly backend = 'local';
   /** Tasks launched by this process: their exit is an event, not something to poll for. */
-  private readonly children = new Map<number, { child: ChildProcess; ended: Promise<void> }>();
+  private readonly children = new Map<number, DetachedTask>();
 
   constructor(
     private readonly pollMs = 200,
     private readonly sandbox: Sandbox = defaultSandbox(),
     private readonly limits = new TaskLimits(),
+    private readonly spawner: Spawner = defaultSpawner(),
   ) {}
 
   async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
@@ -71,7 +73,8 @@ export class LocalExecutor implements Executor {
     if (task.stop) await writeArgvFile(control, 'stop', task.stop);
     if (task.oomProbe) await writeArgvFile(control, 'oom-probe', task.oomProbe);
     const log = openSync(task.logFile, 'a', 0o644);
-    let child: ChildProcess;
+    let program: string;
+    let args: string[];
     try {
       // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
       const limits = this.limits.prepare(task, control);
@@ -79,34 +82,24 @@ export class LocalExecutor implements Executor {
       const notes = [inContainer ? null : this.sandbox.note, limits.note].filter((line) => line !== null);
       for (const line of [...notes, ...(task.preamble ?? [])]) writeSync(log, `${line}\n`);
       const argv = inContainer ? task.argv : this.sandbox.argv(task);
-      const [program, ...args] = wrapperArgv(control, argv, limits.procsFiles);
-      child = spawn(program, args, {
-        cwd: task.cwd,
-        env: task.env,
-        detached: true,
-        stdio: ['ignore', log, log],
-      });
+      [program, ...args] = wrapperArgv(control, argv, limits.procsFiles);
     } finally {
       closeSync(log);
     }
-    const pid = child.pid;
-    if (pid === undefined) {
-      const error = await new Promise<Error>((resolve) => child.once('error', resolve));
+    let started: DetachedTask;
+    try {
+      started = await this.spawner.startDetached({ program, args, cwd: task.cwd, env: task.env, logFile: task.logFile });
+    } catch (e) {
       await this.limits.discard(control);
-      throw new Error(`The task could not be started: ${error.message}`);
+      throw new Error(`The task could not be started: ${(e as Error).message}`);
     }
-    child.on('error', () => undefined);
-    const ended = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.unref();
-    this.children.set(pid, { child, ended });
-    void ended.then(() => this.children.delete(pid));
-    // The child is not reaped before 'exit', so the pid cannot have been reused yet.
-    const stat = readProcStat(pid);
-    if (!stat) throw new Error(`The task (pid ${pid}) vanished before it could be identified.`);
+    const { pid } = started;
+    this.children.set(pid, started);
+    void started.ended.then(() => this.children.get(pid) === started && this.children.delete(pid));
     return {
       backend: 'local',
       pid,
-      startTime: stat.startTime,
+      startTime: started.startTime,
       ...(task.stop ? { stop: task.stop } : {}),
       ...(task.oomProbe ? { oomProbe: task.oomProbe } : {}),
     };
@@ -126,15 +119,18 @@ export class LocalExecutor implements Executor {
   async wait(control: AttemptControl, stored: ExternalId, signal?: AbortSignal): Promise<TaskEnd> {
     const id = this.localId(stored);
     const own = this.children.get(id.pid);
-    if (own && readProcStat(id.pid)?.startTime === id.startTime) {
+    let seen: 'exited' | 'unknown' = 'unknown';
+    if (own && own.startTime === id.startTime) {
       // Someone waits for the task: it keeps this process alive meanwhile (and only meanwhile).
-      own.child.ref();
+      const release = this.spawner.hold();
       try {
-        await abortable(own.ended, signal);
+        seen = await abortable(own.ended, signal);
       } finally {
-        own.child.unref();
+        release();
       }
-    } else while (isRunning(id.pid, id.startTime)) await sleep(this.pollMs, undefined, { signal });
+    }
+    // Not started by this process, or its spawner went away first: /proc tells.
+    if (seen === 'unknown') while (isRunning(id.pid, id.startTime)) await sleep(this.pollMs, undefined, { signal });
     signal?.throwIfAborted();
     return this.ended(control, id);
   }

@@ -1,0 +1,31 @@
+/** A task to start detached (its own process group), its stdout and stderr appended to logFile. */
+export interface DetachedRequest {
+  type: 'detached';
+  id: number;
+  program: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  logFile: string;
+}
+
+/** A command to run to its end, its output captured (Slurm's commands). */
+export interface CaptureRequest {
+  type: 'capture';
+  id: number;
+  program: string;
+  args: string[];
+  env: Record<string, string>;
+  timeoutMs: number;
+  maxBuffer: number;
+}
+
+export type SpawnerRequest = DetachedRequest | CaptureRequest;
+
+export type SpawnerReply =
+  /** A detached task started: its pid, and its kernel start time read before it could be reaped. */
+  | { type: 'started'; id: number; pid: number; startTime: string }
+  | { type: 'failed'; id: number; message: string }
+  /** A detached task's process ended (its exit code is the wrapper's to record). */
+  | { type: 'exited'; pid: number }
+  | { type: 'captured'; id: number; code: number; stdout: string; stderr: string };

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { CaptureRequest, DetachedRequest, SpawnerReply, SpawnerRequest } from './spawner-messages.js';
+
+/** A task started detached: its identity, and its end as the spawner saw it. */
+export interface DetachedTask {
+  pid: number;
+  startTime: string;
+  /** 'exited' when its process ended; 'unknown' when the spawner went away first (ask /proc then). */
+  ended: Promise<'exited' | 'unknown'>;
+}
+
+export interface CapturedRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+// The compiled entry beside this file. Tests load the sources (through tsx): the entry is the build's.
+const ENTRY = fileURLToPath(new URL('./spawner-process.js', import.meta.url)).replace(
+  /\/src\/executors\/spawner\/spawner-process\.js$/,
+  '/dist/executors/spawner/spawner-process.js',
+);
+
+/** A reply, and for a started task its end (registered as the reply arrives: its exit may come in the same read). */
+type Answer = { reply: SpawnerReply; ended?: Promise<'exited' | 'unknown'> };
+type Pending = { resolve: (answer: Answer) => void; reject: (e: Error) => void };
+
+/**
+ * Starts processes from a small helper process (spawner-process.ts) rather than from the server:
+ * Node forks on the calling thread, at a cost that grows with the server's memory. One helper,
+ * started on first use and again after it ends; while nothing is asked of it or waited for, it
+ * does not keep the server's process alive.
+ */
+export class Spawner {
+  private child: ChildProcess | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly running = new Map<number, (how: 'exited' | 'unknown') => void>();
+  private holds = 0;
+
+  /** Starts a task in a process group of its own, stdout and stderr appended to logFile. */
+  async startDetached(request: Omit<DetachedRequest, 'type' | 'id'>): Promise<DetachedTask> {
+    const { reply, ended } = await this.ask({ type: 'detached', id: 0, ...request });
+    if (reply.type === 'failed') throw new Error(reply.message);
+    if (reply.type !== 'started' || !ended) throw new Error(`the spawner answered ${reply.type}`);
+    return { pid: reply.pid, startTime: reply.startTime, ended };
+  }
+
+  /** Runs a command to its end without a shell and answers its exit code and output. */
+  async capture(
+    program: string,
+    args: string[],
+    options: { env: Record<string, string>; timeoutMs: number; maxBuffer: number },
+  ): Promise<CapturedRun> {
+    const { reply } = await this.ask({ type: 'capture', id: 0, program, args, ...options } satisfies CaptureRequest);
+    if (reply.type !== 'captured') throw new Error(`the spawner answered ${reply.type}`);
+    return { code: reply.code, stdout: reply.stdout, stderr: reply.stderr };
+  }
+
+  /** The helper's pid while it runs. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Keeps the process alive while someone waits for a task's end; call the answer when done. */
+  hold(): () => void {
+    this.holds++;
+    this.refresh();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.refresh();
+    };
+  }
+
+  private ask(request: SpawnerRequest): Promise<Answer> {
+    const child = this.started();
+    const id = this.nextId++;
+    return new Promise<Answer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.refresh();
+      child.send({ ...request, id }, (error) => {
+        if (error) this.settle(id)?.reject(error);
+      });
+    });
+  }
+
+  private started(): ChildProcess {
+    if (this.child) return this.child;
+    // Nothing of the server's environment: every request carries the whole environment of what it starts.
+    const child = spawn(process.execPath, [ENTRY], {
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    child.on('message', (reply: SpawnerReply) => this.received(reply));
+    child.on('error', () => undefined);
+    child.once('exit', () => this.lost(child));
+    this.child = child;
+    return child;
+  }
+
+  private received(reply: SpawnerReply): void {
+    if (reply.type === 'exited') {
+      this.running.get(reply.pid)?.('exited');
+      this.running.delete(reply.pid);
+    } else if (reply.type === 'started') {
+      const ended = new Promise<'exited' | 'unknown'>((resolve) => this.running.set(reply.pid, resolve));
+      this.settle(reply.id)?.resolve({ reply, ended });
+    } else this.settle(reply.id)?.resolve({ reply });
+  }
+
+  private settle(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    this.refresh();
+    return pending;
+  }
+
+  /** The helper ended: what was asked fails, and the ends of running tasks are for /proc to tell. */
+  private lost(child: ChildProcess): void {
+    if (this.child !== child) return;
+    this.child = undefined;
+    for (const p of this.pending.values()) p.reject(new Error('the spawner process ended'));
+    this.pending.clear();
+    for (const resolve of this.running.values()) resolve('unknown');
+    this.running.clear();
+  }
+
+  private refresh(): void {
+    const child = this.child;
+    if (!child) return;
+    const busy = this.pending.size > 0 || this.holds > 0;
+    const channel = child.channel as { ref(): void; unref(): void } | undefined;
+    if (busy) {
+      child.ref();
+      channel?.ref();
+    } else {
+      child.unref();
+      channel?.unref();
+    }
+  }
+}
+
+let shared: Spawner | undefined;
+
+/** This thread's spawner. */
+export function defaultSpawner(): Spawner {
+  return (shared ??= new Spawner());
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { isRunning, readProcStat } from '../../src/executors/proc.js';
+import { Spawner, type DetachedTask } from '../../src/executors/spawner/spawner.js';
+
+const run = promisify(execFile);
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const dir = () => mkdtempSync(path.join(os.tmpdir(), 'runyard-spawner-'));
+
+/** A task's end, the process kept alive meanwhile as the local executor's wait does (the end alone does not). */
+async function endOf(spawner: Spawner, task: DetachedTask) {
+  const release = spawner.hold();
+  try {
+    return await task.ended;
+  } finally {
+    release();
+  }
+}
+
+// Tasks and Slurm commands are started from a small helper process (executors/spawner/).
+describe('the spawner process', () => {
+  it('starts a task detached in its own process group, its output appended to the log, and reports its end', async () => {
+    const spawner = new Spawner();
+    const d = dir();
+    const log = path.join(d, 'log.txt');
+    writeFileSync(log, 'before\n');
+    const task = await spawner.startDetached({
+      program: '/bin/sh',
+      args: ['-c', 'echo out; echo err >&2; sleep 0.3'],
+      cwd: d,
+      env: { PATH },
+      logFile: log,
+    });
+    const stat = readProcStat(task.pid);
+    assert.ok(stat, 'the task runs');
+    assert.equal(stat.startTime, task.startTime);
+    assert.equal(stat.pgrp, task.pid, 'a process group of its own');
+    assert.notEqual(task.pid, spawner.pid);
+    assert.equal(await endOf(spawner, task), 'exited');
+    assert.equal(isRunning(task.pid, task.startTime), false);
+    assert.equal(readFileSync(log, 'utf8'), 'before\nout\nerr\n');
+  });
+
+  it('reports the end of a task that exits at once (its start and end may reach the server together)', async () => {
+    const spawner = new Spawner();
+    const d = dir();
+    for (let i = 0; i < 20; i++) {
+      const task = await spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
+      assert.equal(await endOf(spawner, task), 'exited');
+    }
+  });
+
+  it('gives a task only the environment it is given', async () => {
+    const spawner = new Spawner();
+    const d = dir();
+    const task = await spawner.startDetached({
+      program: '/usr/bin/env',
+      args: [],
+      cwd: d,
+      env: { ONLY: 'this', PATH },
+      logFile: path.join(d, 'env.txt'),
+    });
+    await endOf(spawner, task);
+    const names = readFileSync(path.join(d, 'env.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('=')[0])
+      .sort();
+    assert.deepEqual(names, ['ONLY', 'PATH']);
+  });
+
+  it('refuses what cannot start, with the reason', async () => {
+    const spawner = new Spawner();
+    const d = dir();
+    await assert.rejects(
+      spawner.startDetached({ program: '/nonexistent/program', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') }),
+      /ENOENT/,
+    );
+    await assert.rejects(
+      spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'no', 'such', 'dir', 'log') }),
+      /ENOENT/,
+    );
+  });
+
+  it('captures a command: exit code, stdout and stderr; a missing program is a failed run, not a crash', async () => {
+    const spawner = new Spawner();
+    const ok = await spawner.capture('/bin/sh', ['-c', 'echo "$1"; echo warn >&2; exit 3', 'sh', 'a b'], {
+      env: { PATH },
+      timeoutMs: 30_000,
+      maxBuffer: 1024,
+    });
+    assert.deepEqual(ok, { code: 3, stdout: 'a b\n', stderr: 'warn\n' });
+    const missing = await spawner.capture('/nonexistent/sbatch', [], { env: { PATH }, timeoutMs: 30_000, maxBuffer: 1024 });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /ENOENT/);
+  });
+
+  it('when the spawner dies, running tasks keep running, their end is "unknown", and the next request starts a new spawner', async () => {
+    const spawner = new Spawner();
+    const d = dir();
+    const task = await spawner.startDetached({ program: 'sleep', args: ['30'], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
+    const first = spawner.pid!;
+    process.kill(first, 'SIGKILL');
+    assert.equal(await endOf(spawner, task), 'unknown');
+    assert.ok(isRunning(task.pid, task.startTime), 'the task outlives the spawner');
+    const next = await spawner.capture('true', [], { env: { PATH }, timeoutMs: 30_000, maxBuffer: 1024 });
+    assert.equal(next.code, 0);
+    assert.notEqual(spawner.pid, first);
+    process.kill(-task.pid, 'SIGKILL');
+  });
+
+  it('does not keep its server alive once nothing is asked or waited for', async () => {
+    const d = dir();
+    const script = path.join(d, 'uses-spawner.mjs');
+    const module = new URL('../../dist/executors/spawner/spawner.js', import.meta.url).href;
+    writeFileSync(
+      script,
+      `import { Spawner } from ${JSON.stringify(module)};\n` +
+        `const s = new Spawner();\n` +
+        `const t = await s.startDetached({ program: 'true', args: [], cwd: ${JSON.stringify(d)}, env: { PATH: process.env.PATH }, logFile: ${JSON.stringify(path.join(d, 'log'))} });\n` +
+        `const release = s.hold();\n` +
+        `console.log(await t.ended);\n` +
+        `release();\n`,
+    );
+    // Exits by itself (a spawner kept referenced would hold it until the timeout kills it).
+    const { stdout } = await run(process.execPath, [script], { timeout: 60_000 });
+    assert.equal(stdout.trim(), 'exited');
+  });
+});
