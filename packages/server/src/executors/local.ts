@@ -5,7 +5,7 @@ import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSp
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
-import { readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
+import { fenceAttempt, readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
 import { isStopArgv, readArgvFile, runOomProbe, runStop, writeArgvFile } from './stop-command.js';
 import { defaultSpawner, type DetachedTask, type Spawner } from './spawner/spawner.js';
 
@@ -108,9 +108,15 @@ export class LocalExecutor implements Executor {
   async inspect(control: AttemptControl, stored: ExternalId | null): Promise<TaskState> {
     const id = isLocalId(stored) ? stored : await this.idFromPidFile(control);
     if (!id) {
-      // A group made for a wrapper that never ran.
-      await this.limits.discard(control);
-      return { state: 'absent' };
+      if (await fenceAttempt(control)) {
+        // A group made for a wrapper that never ran (and now never will).
+        await this.limits.discard(control);
+        return { state: 'absent' };
+      }
+      // Its wrapper claimed the attempt: its pid file follows at once, unless it died in between.
+      const late = await this.pidFileWithin(control, 5000);
+      if (!late) return { state: 'lost', reason: 'the task started but recorded no pid' };
+      return this.inspect(control, late);
     }
     if (isRunning(id.pid, id.startTime)) return { state: 'running', id };
     return this.ended(control, id);
@@ -160,6 +166,15 @@ export class LocalExecutor implements Executor {
     const oom = (await this.limits.settle(control, exitCode === null || exitCode === 137, probedOom)) ? { outOfMemory: true as const } : {};
     if (exitCode !== null) return { state: 'exited', exitCode, ...oom };
     return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code`, ...oom };
+  }
+
+  private async pidFileWithin(control: AttemptControl, ms: number): Promise<LocalId | null> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const id = await this.idFromPidFile(control);
+      if (id || Date.now() >= deadline) return id;
+      await sleep(50);
+    }
   }
 
   private async idFromPidFile(control: AttemptControl): Promise<LocalId | null> {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptControl } from './executor.js';
 
@@ -7,11 +7,19 @@ import type { AttemptControl } from './executor.js';
  * the cgroup files to join and the task's argv reach it only as positional parameters, and the
  * task runs as "$@", so no value is ever read as shell code. It records "<pid> <starttime>"
  * before the task starts and the task's exit status after it ends, each in one write that
- * readers take only when complete.
+ * readers take only when complete. First it claims the attempt (claim file, made only if absent):
+ * a scheduler that found no trace of the attempt and fenced it (fenceAttempt) made that file
+ * first, and a wrapper that starts late (a Slurm job whose sbatch outlived its scheduler) then
+ * exits without running the task, which runs again as a new attempt.
  */
 export const WRAPPER_SCRIPT = [
-  'p=$1 x=$2 n=$3',
-  'shift 3',
+  'p=$1 x=$2 c=$3 n=$4',
+  'shift 4',
+  // noclobber: the redirection creates the file exclusively (O_EXCL), or fails when it exists (on a regular
+  // builtin: a failed redirection of a special one such as ':' would end the shell with status 2).
+  'set -C',
+  'true 2>/dev/null > "$c" || exit 125',
+  'set +C',
   // Field 22 of /proc/$$/stat (start time), counted from the last ")" so the command name cannot
   // shift it; split with globbing off, and no subshell: the wrapper costs one process, not three.
   'read -r s < /proc/$$/stat',
@@ -54,6 +62,27 @@ export function exitFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.exit`);
 }
 
+export function claimFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.claim`);
+}
+
+/**
+ * For an attempt with no trace (no task id, no pid): makes its claim file, so that its wrapper
+ * never runs the task should it start after all. True: fenced, the attempt never ran and never
+ * will. False: its wrapper claimed it first (it started).
+ */
+export async function fenceAttempt(control: AttemptControl): Promise<boolean> {
+  // Made if missing: a scheduler that only seemed dead (its lease ran out) may still be launching.
+  await mkdir(control.dir, { recursive: true });
+  try {
+    await (await open(claimFileOf(control), 'wx')).close();
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+}
+
 /** argv that runs the task under the wrapper, in the cgroups whose cgroup.procs (or v1 tasks) files are given. */
 export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles: string[] = []): string[] {
   return [
@@ -63,6 +92,7 @@ export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles:
     WRAPPER_NAME,
     pidFileOf(control),
     exitFileOf(control),
+    claimFileOf(control),
     String(procsFiles.length),
     ...procsFiles,
     ...argv,

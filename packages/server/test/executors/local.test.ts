@@ -8,7 +8,7 @@ import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
 import { groupMembers, parseProcStat, readProcStat } from '../../src/executors/proc.js';
 import { groupRunning } from './group.js';
-import { exitFileOf, pidFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
+import { exitFileOf, fenceAttempt, pidFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
@@ -89,6 +89,23 @@ describe('local executor', { timeout: 300_000 }, () => {
   it('no control files: the task never started (absent)', async () => {
     const { control } = scratch();
     assert.deepEqual(await executor.inspect(control, null), { state: 'absent' });
+  });
+
+  it('an attempt with no trace is fenced when found absent: should its wrapper start after all, it runs nothing', async () => {
+    const { dir, control, log } = scratch();
+    assert.deepEqual(await executor.inspect(control, null), { state: 'absent' });
+    const id = (await executor.launch(bash('touch "$PWD/ran"', dir, log), control)) as LocalId;
+    assert.deepEqual(await executor.wait(control, id), {
+      state: 'lost',
+      reason: `the task's process (pid ${id.pid}) ended without recording an exit code`,
+    });
+    assert.equal(existsSync(path.join(dir, 'ran')), false);
+    // A wrapper that claimed its attempt first is not fenced: the attempt is inspected as it ran.
+    const other = scratch();
+    const ran = (await executor.launch(bash('exit 6', other.dir, other.log), other.control)) as LocalId;
+    await executor.wait(other.control, ran);
+    assert.equal(await fenceAttempt(other.control), false);
+    assert.deepEqual(await new LocalExecutor(50).inspect(other.control, null), { state: 'exited', exitCode: 6 });
   });
 
   it('a task killed with SIGKILL leaves no exit file: lost', async () => {

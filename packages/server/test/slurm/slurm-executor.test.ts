@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
@@ -122,6 +122,26 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
     assert.deepEqual(await restarted.wait(control, id), { state: 'exited', exitCode: 5 });
     const never = job('true');
     assert.deepEqual(await restarted.inspect(never.control, null), { state: 'absent' });
+  });
+
+  it('a server that died during sbatch: the job is found by its name even once it ended; with no job the attempt is fenced, and a late one does not run the task', async () => {
+    const restarted = new SlurmExecutor({ clusters, sandbox: defaultSandbox(), pollMs: 200 });
+    // sbatch answered, but the server died before it wrote the job id: the id file names the cluster only.
+    const ended = job('exit 4');
+    const id = (await executor.launch(ended.task, ended.control)) as SlurmId;
+    assert.deepEqual(await executor.wait(ended.control, id), { state: 'exited', exitCode: 4 });
+    writeFileSync(path.join(ended.control.dir, 'attempt-1.slurm'), `${cluster.id}\n`);
+    assert.deepEqual(await restarted.inspect(ended.control, null), { state: 'exited', exitCode: 4 }, 'squeue --states=all by name');
+    // No trace in Slurm yet (its sbatch still running when the survivor looked): absent, and fenced.
+    const late = job('touch "$PWD/ran"');
+    mkdirSync(late.control.dir, { recursive: true });
+    writeFileSync(path.join(late.control.dir, 'attempt-1.slurm'), `${cluster.id}\n`);
+    assert.deepEqual(await restarted.inspect(late.control, null), { state: 'absent' });
+    // Then Slurm takes the dead scheduler's job after all: the wrapper sees the fence and runs nothing.
+    const lateId = (await executor.launch(late.task, late.control)) as SlurmId;
+    const end = await executor.wait(late.control, lateId);
+    assert.deepEqual(end, { state: 'exited', exitCode: 125 });
+    assert.equal(existsSync(path.join(late.task.cwd, 'ran')), false, 'the fenced attempt did not run its task');
   });
 
   it('a job Slurm does not know is settled as lost, naming it', async () => {

@@ -6,7 +6,7 @@ import type { HpcClusterRecord } from '../../store/hpc-cluster-lookup.js';
 import { isPathInside } from '../../storage/local.js';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from '../executor.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
-import { readExitFile, wrapperArgv } from '../wrapper.js';
+import { fenceAttempt, readExitFile, wrapperArgv } from '../wrapper.js';
 import { BATCH_SCRIPT } from './batch-script.js';
 import { runSlurm, slurmError } from './slurm-commands.js';
 import { SlurmPoller, type SlurmStatus } from './slurm-poller.js';
@@ -140,7 +140,14 @@ export class SlurmExecutor implements Executor {
 
   async inspect(control: AttemptControl, stored: ExternalId | null): Promise<TaskState> {
     const id = isSlurmId(stored) ? stored : await this.idFromFiles(control);
-    if (!id) return { state: 'absent' };
+    if (!id) {
+      // No Slurm job found: fenced, a job that its scheduler's sbatch still submits never runs the task.
+      if (await fenceAttempt(control)) return { state: 'absent' };
+      // Its wrapper ran, under a job Slurm no longer shows.
+      const exitCode = await readExitFile(control);
+      if (exitCode !== null) return { state: 'exited', exitCode };
+      return { state: 'lost', reason: 'The task started on the cluster, but Slurm no longer knows its job and it recorded no exit code.' };
+    }
     const status = await (await this.pollerOf(id.cluster)).status(id.jobId);
     if (status.kind === 'active') return { state: 'running', id };
     return this.ended(control, id, status);
@@ -208,7 +215,8 @@ export class SlurmExecutor implements Executor {
     // Died during sbatch: the job, if Slurm took it, is found by its name.
     const c = await this.options.clusters(cluster);
     if (!c) return null;
-    const found = await runSlurm(c.submitPrefix, 'squeue', ['-h', `--name=${jobNameOf(control)}`, '-o', '%i']);
+    // --states=all: a job that ended already is still listed (for MinJobAge).
+    const found = await runSlurm(c.submitPrefix, 'squeue', ['-h', '--states=all', `--name=${jobNameOf(control)}`, '-o', '%i']);
     const first = found.stdout.split('\n').find((l) => /^\d+$/.test(l.trim()));
     return first ? { backend: 'slurm', cluster, jobId: first.trim() } : null;
   }
