@@ -4,7 +4,8 @@
 //    sbatch loop of the same sandboxed command (bubblewrap with the argv the server's sandbox builds);
 //    target <= 1.5x.
 //  - Submit-to-running p50 of one job at a time: until the API says `running` (Runyard reports a
-//    Slurm job running once Slurm runs it), against until squeue says RUNNING; both polled every 20 ms.
+//    Slurm job running once Slurm runs it), against until squeue says RUNNING; both polled every 20 ms,
+//    each job submitted to an idle cluster (the previous one cancelled and gone, and a second more).
 import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
@@ -12,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inChild } from './lib/child.mjs';
 import { percentile, startJobServer } from './lib/jobs.mjs';
 import { sandboxedTrue } from './lib/sandboxed.mjs';
-import { sbatchLoop, sbatchToRunning } from './lib/slurm-baseline.mjs';
+import { clusterIdle, sbatchLoop, sbatchToRunning } from './lib/slurm-baseline.mjs';
 import { figure } from './lib/report.mjs';
 
 const JOBS = Number(process.env.BENCH_B8_JOBS ?? 1000);
@@ -34,6 +35,7 @@ async function runyardToRunning(s, body, count) {
     }
     samples.push(performance.now() - t0);
     await s.call('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${s.ws}&force=true`);
+    await clusterIdle();
   }
   return samples.sort((a, b) => a - b);
 }

@@ -48,6 +48,20 @@ export async function sbatchLoop(count, task, { partition = 'debug', timeoutMs =
   }
 }
 
+/**
+ * Waits until the cluster holds no running or pending job, then a second more: Slurm starts a job
+ * on an idle cluster in a time that depends on what just ended, so every latency sample (direct
+ * and through Runyard) starts from the same quiet state.
+ */
+export async function clusterIdle() {
+  for (;;) {
+    const { stdout } = await run('squeue', ['-h', '-o', '%i']);
+    if (!stdout.trim()) break;
+    await sleep(50);
+  }
+  await sleep(1000);
+}
+
 /** Milliseconds from sbatch to the job's RUNNING state (squeue polled every 20 ms), for each of count jobs in turn. */
 export async function sbatchToRunning(count, task, { partition = 'debug' } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-b8-'));
@@ -65,6 +79,7 @@ export async function sbatchToRunning(count, task, { partition = 'debug' } = {})
       }
       samples.push(performance.now() - t0);
       await run('scancel', [id]);
+      await clusterIdle();
     }
     return samples;
   } finally {

@@ -3,11 +3,19 @@ import { isActive, isWaiting, parseScontrolJob, type SlurmEnd } from './slurm-st
 
 /** The first poll after a job is submitted; later polls back off to the poller's interval. */
 const FIRST_POLL_MS = 50;
+/**
+ * While a job submitted less than START_WATCH_MS ago waits to start, polls stay this close: a job
+ * Slurm starts within a second or two is reported running within a tenth of a second of it.
+ */
+const START_POLL_MS = 100;
+const START_WATCH_MS = 10_000;
 
 /** What the poller learned of a job: still held by Slurm (in a state), ended, or unknown to Slurm. */
 export type SlurmStatus = { kind: 'active'; state: string } | { kind: 'ended'; end: SlurmEnd } | { kind: 'unknown' };
 
 interface Watch {
+  /** When the first wait for this job began. */
+  since: number;
   started: Array<() => void>;
   ended: Array<(status: SlurmStatus) => void>;
 }
@@ -51,7 +59,7 @@ export class SlurmPoller {
     return new Promise<T>((resolve, reject) => {
       let w = this.watches.get(jobId);
       if (!w) {
-        this.watches.set(jobId, (w = { started: [], ended: [] }));
+        this.watches.set(jobId, (w = { since: Date.now(), started: [], ended: [] }));
         this.pollSoon();
       }
       const onAbort = () => reject(signal!.reason);
@@ -74,7 +82,7 @@ export class SlurmPoller {
         while (this.watches.size) {
           await this.poll().catch(() => undefined);
           this.nextPollAt = Date.now() + this.delay;
-          this.delay = Math.min(this.pollMs, this.delay * 2);
+          this.delay = Math.min(this.pollMs, this.delay * 2, this.newJobWaitsToStart() ? START_POLL_MS : Infinity);
           if (this.watches.size) await this.sleepUntilNextPoll();
         }
       } finally {
@@ -97,6 +105,12 @@ export class SlurmPoller {
       clearTimeout(this.timer);
       this.timer = setTimeout(this.endSleep, FIRST_POLL_MS);
     }
+  }
+
+  private newJobWaitsToStart(): boolean {
+    const recent = Date.now() - START_WATCH_MS;
+    for (const w of this.watches.values()) if (w.started.length && w.since > recent) return true;
+    return false;
   }
 
   private sleepUntilNextPoll(): Promise<void> {
