@@ -156,7 +156,10 @@ export class LocalExecutor implements Executor {
    * memory. Whatever it left running in its process group, or in its cgroup, is killed.
    */
   private async ended(control: AttemptControl, id: LocalId): Promise<TaskEnd> {
-    if (groupHasLiveMembers(id.pid) && this.signalGroup(id, 'SIGKILL')) await this.groupGone(id.pid, 10_000);
+    // In its cgroups, what the task left running is killed when they go (limits.settle): no need to scan
+    // /proc for its process group (a read of every process's stat, once per job).
+    if (!this.limits.confines(control) && groupHasLiveMembers(id.pid) && this.signalGroup(id, 'SIGKILL'))
+      await this.groupGone(id.pid, 10_000);
     // Asked before the stop removes what it asks about (a container's record).
     const probedOom = await runOomProbe(id.oomProbe);
     // A container may outlive its CLI (killed, or crashed): stopped too.

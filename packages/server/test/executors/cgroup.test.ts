@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
-import { LocalExecutor } from '../../src/executors/local.js';
+import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
+import { groupMembers, isLive, readProcStat } from '../../src/executors/proc.js';
 import { detectCgroups, readHostView, type Cgroups, type HostView } from '../../src/executors/sandbox/cgroup.js';
 import { groupNameOf, TaskLimits } from '../../src/executors/sandbox/limits.js';
 import { createSandbox, defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -88,6 +89,18 @@ describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeo
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 }, logOf(dir));
     assert.match(logOf(dir), /^67108864$/m);
   });
+
+  it('what a task left running is killed with its groups, even outside its process group (setsid)', async () => {
+    const { dir, control, task } = scratch();
+    const executor = new LocalExecutor(50, UNCONFINED);
+    const pidFile = path.join(dir, 'left.pid');
+    const script = `setsid sleep 60 & echo $! > ${pidFile}; sleep 30 & echo done`;
+    const id = await executor.launch(task(script, { cpus: 1, memoryGiB: 0.25 }), control);
+    assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    const left = Number(readFileSync(pidFile, 'utf8'));
+    assert.equal(isLive(readProcStat(left)), false, 'the setsid child is killed');
+    assert.deepEqual(groupMembers((id as LocalId).pid), []);
+  });
 });
 
 describe('task limits', { timeout: 120_000 }, () => {
@@ -108,6 +121,7 @@ describe('task limits', { timeout: 120_000 }, () => {
       create: () => [missing],
       oomKilled: () => false,
       remove: async () => undefined,
+      exists: () => false,
     };
     const executor = new LocalExecutor(50, UNCONFINED, new TaskLimits(() => fake));
     const id = await executor.launch(task('echo ran', { cpus: 1, memoryGiB: 1 }), control);

@@ -130,6 +130,8 @@ export interface Cgroups {
   oomKilled(name: string, killedBySigkill: boolean): boolean;
   /** Kills what is left in the group and removes it (retrying while the kernel still counts leaving processes). */
   remove(name: string): Promise<void>;
+  /** Whether the group exists (a task of it may still have processes there). */
+  exists(name: string): boolean;
 }
 
 /** Per-task groups in one or more hierarchies: v1 has a directory per controller, v2 one. */
@@ -155,6 +157,10 @@ abstract class TaskGroups implements Cgroups {
   }
 
   abstract oomKilled(name: string, killedBySigkill: boolean): boolean;
+
+  exists(name: string): boolean {
+    return this.dirs(name).every((dir) => existsSync(dir));
+  }
 
   async remove(name: string): Promise<void> {
     for (const dir of this.dirs(name)) {
@@ -250,6 +256,9 @@ class NoCgroups implements Cgroups {
     return false;
   }
   async remove(): Promise<void> {}
+  exists(): boolean {
+    return false;
+  }
 }
 
 function messageOf(e: unknown): string {

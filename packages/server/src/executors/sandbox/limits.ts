@@ -72,6 +72,14 @@ export class TaskLimits {
     return oom;
   }
 
+  /**
+   * Whether the attempt's task ran in its cgroups (they exist until settle): then every process it
+   * started is in them, and settle kills what is left there, whatever its process group.
+   */
+  confines(control: AttemptControl): boolean {
+    return !this.cgroups.unavailable && this.cgroups.exists(groupNameOf(control));
+  }
+
   /** A task that never started: its group, if any, is removed. */
   async discard(control: AttemptControl): Promise<void> {
     if (!this.cgroups.unavailable) await this.cgroups.remove(groupNameOf(control));
