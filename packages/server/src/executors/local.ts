@@ -77,7 +77,7 @@ export class LocalExecutor implements Executor {
     let args: string[];
     try {
       // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
-      const limits = await this.limits.prepare(task, control);
+      const limits = this.limits.prepare(task, control);
       const inContainer = task.confinement === 'container';
       const notes = [inContainer ? null : this.sandbox.note, limits.note].filter((line) => line !== null);
       for (const line of [...notes, ...(task.preamble ?? [])]) writeSync(log, `${line}\n`);

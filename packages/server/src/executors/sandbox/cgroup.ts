@@ -1,5 +1,4 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -125,11 +124,8 @@ export interface Cgroups {
   readonly version: 1 | 2 | null;
   /** Why limits are not enforced on this host; null when they are. */
   readonly unavailable: string | null;
-  /**
-   * Creates the task's group with its limits; answers the files the task's wrapper writes its pid into.
-   * Asynchronous: making a group in cgroupfs costs the kernel a millisecond or more, off the event loop.
-   */
-  create(name: string, resources: TaskResources): Promise<string[]>;
+  /** Creates the task's group with its limits; returns the files the task's wrapper writes its pid into. */
+  create(name: string, resources: TaskResources): string[];
   /** Whether the kernel killed a process of the group for passing its memory limit (killedBySigkill: the task's end, for hosts that do not count OOM kills). */
   oomKilled(name: string, killedBySigkill: boolean): boolean;
   /** Kills what is left in the group and removes it (retrying while the kernel still counts leaving processes). */
@@ -150,13 +146,13 @@ abstract class TaskGroups implements Cgroups {
     return this.bases.map((base) => groupDir(base, name));
   }
 
-  protected abstract limit(name: string, resources: TaskResources): Promise<void>;
+  protected abstract limit(name: string, resources: TaskResources): void;
 
-  async create(name: string, resources: TaskResources): Promise<string[]> {
+  create(name: string, resources: TaskResources): string[] {
     checkResources(resources);
     const dirs = this.dirs(name);
-    await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true })));
-    await this.limit(name, resources);
+    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    this.limit(name, resources);
     return dirs.map((dir) => path.join(dir, 'cgroup.procs'));
   }
 
@@ -201,18 +197,21 @@ export class CgroupsV1 extends TaskGroups {
     super(memoryBase === cpuBase ? [memoryBase] : [memoryBase, cpuBase]);
   }
 
-  protected async limit(name: string, { cpus, memoryGiB }: TaskResources): Promise<void> {
+  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
     const memory = groupDir(this.memoryBase, name);
     const cpu = groupDir(this.cpuBase, name);
     const bytes = String(bytesOf(memoryGiB));
     // The memory limit first: memory+swap may never be below it. Memory+swap at the same value, so swap cannot hide overuse.
-    await writeFile(path.join(memory, 'memory.limit_in_bytes'), bytes);
+    writeFileSync(path.join(memory, 'memory.limit_in_bytes'), bytes);
     if (existsSync(path.join(memory, 'memory.memsw.limit_in_bytes')))
-      await writeFile(path.join(memory, 'memory.memsw.limit_in_bytes'), bytes);
-    // Refused where the parent's hierarchy sets it; memsw (or no swap) holds the limit anyway.
-    await writeFile(path.join(memory, 'memory.swappiness'), '0').catch(() => undefined);
-    await writeFile(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
-    await writeFile(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, Math.round(cpus * CPU_PERIOD_US))));
+      writeFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), bytes);
+    try {
+      writeFileSync(path.join(memory, 'memory.swappiness'), '0');
+    } catch {
+      // Refused where the parent's hierarchy sets it; memsw (or no swap) holds the limit anyway.
+    }
+    writeFileSync(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
+    writeFileSync(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, Math.round(cpus * CPU_PERIOD_US))));
   }
 
   oomKilled(name: string, killedBySigkill: boolean): boolean {
@@ -232,12 +231,12 @@ export class CgroupsV2 extends TaskGroups {
     super([base]);
   }
 
-  protected async limit(name: string, { cpus, memoryGiB }: TaskResources): Promise<void> {
+  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
     const [dir] = this.dirs(name);
-    await writeFile(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
+    writeFileSync(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
     // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
-    if (existsSync(path.join(dir, 'memory.swap.max'))) await writeFile(path.join(dir, 'memory.swap.max'), '0');
-    await writeFile(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+    if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
+    writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
   }
 
   oomKilled(name: string): boolean {
@@ -250,8 +249,8 @@ export class CgroupsV2 extends TaskGroups {
 class NoCgroups implements Cgroups {
   readonly version = null;
   constructor(readonly unavailable: string) {}
-  create(): Promise<string[]> {
-    return Promise.reject(new Error(this.unavailable));
+  create(): string[] {
+    throw new Error(this.unavailable);
   }
   oomKilled(): boolean {
     return false;
