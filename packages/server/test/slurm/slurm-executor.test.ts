@@ -161,6 +161,24 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
     assert.equal((end as { outOfMemory?: true }).outOfMemory, true, readFileSync(task.logFile, 'utf8'));
   });
 
+  it("leaves no job's memory cgroup behind, even when jobs end together (their last processes still leaving)", async () => {
+    const jobs = Array.from({ length: 8 }, () => job('true'));
+    const ids: SlurmId[] = [];
+    for (const j of jobs) ids.push((await executor.launch(j.task, j.control)) as SlurmId);
+    const ends = await Promise.all(jobs.map((j, i) => executor.wait(j.control, ids[i])));
+    assert.deepEqual(
+      ends.map((e) => e.state),
+      jobs.map(() => 'exited'),
+    );
+    const names = ids.map((id) => `runyard-slurm-${id.jobId}`);
+    const left = execFileSync('find', ['/sys/fs/cgroup/memory', '-maxdepth', '6', '-type', 'd', '-name', 'runyard-slurm-*'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((dir) => names.includes(path.basename(dir)));
+    assert.deepEqual(left, []);
+  });
+
   it('polls all the waits of a cluster with one squeue per poll', async () => {
     const calls = path.join(shared, `calls-${process.pid}.txt`);
     const counting = path.join(shared, 'counting-prefix.sh');

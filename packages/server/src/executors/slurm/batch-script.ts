@@ -44,7 +44,9 @@ export const BATCH_SCRIPT = [
   '  printf \'%s\\n\' "$$" > "$base/cgroup.procs"',
   '  k=$(sed -n \'s/^oom_kill \\([0-9]*\\)$/\\1/p\' "$cg/memory.oom_control")',
   '  [ "${k:-0}" -eq 0 ] || printf \'true\\n\' > "$oom"',
-  '  rmdir "$cg" 2>/dev/null',
+  // The task's last processes (the sandbox's) may still be leaving the group: rmdir fails while they are.
+  '  i=0',
+  '  until rmdir "$cg" 2>/dev/null || [ "$i" -ge 50 ]; do sleep 0.1; i=$((i + 1)); done',
   'fi',
   'exit "$c"',
   '',
