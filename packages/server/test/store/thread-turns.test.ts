@@ -30,7 +30,7 @@ function thread(data: Record<string, unknown>) {
 }
 
 // The API's thread and the background thread take turns at one SQLite file (store/thread-turns.ts).
-describe('thread turns at a SQLite database', () => {
+describe('thread turns at a SQLite database', { timeout: 120_000 }, () => {
   it('exclude each other across threads: no update is lost between a read and its write', async () => {
     const buffer = newThreadTurnsBuffer();
     const counter = new SharedArrayBuffer(8);
@@ -56,20 +56,26 @@ describe('thread turns at a SQLite database', () => {
     const counter = new SharedArrayBuffer(8);
     const shared = new Int32Array(counter);
     const hog = thread({ buffer, slot: 1, mode: 'hog', counter });
-    while (Atomics.load(shared, 1) < 20) await tick();
-    const mine = new ThreadTurns({ buffer, slot: 0 });
-    for (let i = 0; i < 20; i++) {
-      const before = Atomics.load(shared, 1);
-      await mine.take();
-      // At most the hog's turn under way when this one asked finished meanwhile.
-      assert.ok(Atomics.load(shared, 1) - before <= 1, `the hog had ${Atomics.load(shared, 1) - before} turns while this thread waited`);
-      mine.release();
-      await tick();
+    try {
+      while (Atomics.load(shared, 1) < 20) await tick();
+      const mine = new ThreadTurns({ buffer, slot: 0 });
+      for (let i = 0; i < 20; i++) {
+        // take() draws this thread's number before it first waits: from then on, only the hog's turn
+        // already granted may still count itself (a thread descheduled before drawing could see many).
+        const taking = mine.take();
+        const before = Atomics.load(shared, 1);
+        await taking;
+        const had = Atomics.load(shared, 1) - before;
+        mine.release();
+        assert.ok(had <= 1, `the hog had ${had} turns while this thread waited`);
+        await tick();
+      }
+      hog.worker.postMessage('stop');
+      await hog.said('done');
+    } finally {
+      // Its message listener keeps it alive.
+      await hog.worker.terminate();
     }
-    hog.worker.postMessage('stop');
-    await hog.said('done');
-    // Its message listener keeps it alive.
-    await hog.worker.terminate();
   });
 
   it('a thread that died holding its turn is cleared by the owner of the buffer, and the others go on', async () => {
@@ -130,9 +136,10 @@ describe('thread turns at a SQLite database', () => {
       let written = false;
       const writing = sql`insert into counter (n) values (1)`.execute(store.db).then(() => (written = true));
       for (let i = 0; i < 20; i++) await tick();
-      assert.equal(written, false, 'the write waits for the other thread to end its turn');
+      const waited = !written;
       other.release();
       await writing;
+      assert.equal(waited, true, 'the write waits for the other thread to end its turn');
     } finally {
       await store.close();
     }
