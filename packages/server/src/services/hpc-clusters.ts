@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { Database, HpcClusterTable, QueueTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
+import { stringArray } from '../store/hpc-cluster-lookup.js';
 
 type ClusterRow = Selectable<HpcClusterTable>;
 
@@ -15,13 +16,8 @@ type ClusterRow = Selectable<HpcClusterTable>;
  */
 export const HPC_QUEUE_CONCURRENCY = 100;
 
-function stringList(text: string): string[] {
-  const value = JSON.parse(text) as unknown;
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
 export function partitionsOf(row: Pick<ClusterRow, 'partitions'>): string[] {
-  return stringList(row.partitions);
+  return stringArray(row.partitions);
 }
 
 export function hpcClusterToWire(row: ClusterRow): HpcCluster {
@@ -29,7 +25,7 @@ export function hpcClusterToWire(row: ClusterRow): HpcCluster {
   return {
     id: row.id,
     name: row.name,
-    submitPrefix: stringList(row.submit_prefix),
+    submitPrefix: stringArray(row.submit_prefix),
     partitions,
     defaultPartition: partitions[0] ?? '',
     sharedDirectory: row.shared_dir,

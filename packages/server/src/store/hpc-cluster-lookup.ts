@@ -13,7 +13,8 @@ export interface HpcClusterRecord {
   sharedDirectory: string;
 }
 
-function stringArray(text: string): string[] {
+/** A JSON array column of strings (submit_prefix, partitions) as an array; what is not a string is dropped. */
+export function stringArray(text: string): string[] {
   const value = JSON.parse(text) as unknown;
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
