@@ -1,5 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { appendLogLines, makeTaskDirectories } from './task-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
@@ -66,25 +65,21 @@ export class LocalExecutor implements Executor {
   ) {}
 
   async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
-    mkdirSync(control.dir, { recursive: true });
-    mkdirSync(path.dirname(task.logFile), { recursive: true });
-    for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
+    makeTaskDirectories(task, control);
     // Kept beside the pid file too: a server that crashes before storing the id still finds how to stop the task.
     if (task.stop) await writeArgvFile(control, 'stop', task.stop);
     if (task.oomProbe) await writeArgvFile(control, 'oom-probe', task.oomProbe);
-    const log = openSync(task.logFile, 'a', 0o644);
+    // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
+    const limits = this.limits.prepare(task, control);
+    const inContainer = task.confinement === 'container';
     let program: string;
     let args: string[];
     try {
-      // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
-      const limits = this.limits.prepare(task, control);
-      const inContainer = task.confinement === 'container';
-      const notes = [inContainer ? null : this.sandbox.note, limits.note].filter((line) => line !== null);
-      for (const line of [...notes, ...(task.preamble ?? [])]) writeSync(log, `${line}\n`);
-      const argv = inContainer ? task.argv : this.sandbox.argv(task);
-      [program, ...args] = wrapperArgv(control, argv, limits.procsFiles);
-    } finally {
-      closeSync(log);
+      appendLogLines(task.logFile, [inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
+      [program, ...args] = wrapperArgv(control, inContainer ? task.argv : this.sandbox.argv(task), limits.procsFiles);
+    } catch (e) {
+      await this.limits.discard(control);
+      throw e;
     }
     let started: DetachedTask;
     try {

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { appendLogLines, makeTaskDirectories } from '../task-files.js';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -76,15 +76,8 @@ export class SlurmExecutor implements Executor {
             "the nodes would not see it (put the server's data directory, RUNYARD_DATA_DIR, inside it).",
         );
     }
-    mkdirSync(control.dir, { recursive: true });
-    mkdirSync(path.dirname(task.logFile), { recursive: true });
-    for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
-    const log = openSync(task.logFile, 'a', 0o644);
-    try {
-      for (const line of [this.options.sandbox.note, ...(task.preamble ?? [])]) if (line !== null) writeSync(log, `${line}\n`);
-    } finally {
-      closeSync(log);
-    }
+    makeTaskDirectories(task, control);
+    appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
     const script = path.join(control.dir, 'runyard-batch.sh');
     await writeFile(script, BATCH_SCRIPT, { mode: 0o700 });
     // The task's whole environment (it may hold parameter values) and the wrapper's argv, in a file only
