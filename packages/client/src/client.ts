@@ -6,6 +6,8 @@ import { Transport, type RawResponse, type RequestOptions, type Verify } from '.
 import * as users from './users.js';
 import * as workflows from './workflows.js';
 import { abortJob } from './jobs-api/abort.js';
+import { retrieveArrayFileColumns, type ArrayFileColumns } from './jobs-api/array-file.js';
+import type { ArrayFileSeparator } from './jobs/job-body.js';
 import { archiveJobs, checkJobsArchiveStatus, unarchiveJobs, type ArchiveStatusCheck } from './jobs-api/archive.js';
 import { cloneOrResumeJob, type CloneOrResumeOptions } from './jobs-api/clone.js';
 import { getJobCosts, type JobCostsOptions } from './jobs-api/costs.js';
@@ -160,6 +162,19 @@ export class RunyardClient {
   /** send_job: resolves names, builds the body and submits the job; the new job's id. */
   sendJob(options: SendJobOptions): Promise<string> {
     return sendJob(this.transport, options);
+  }
+
+  /**
+   * retrieve array-file columns: the id and header columns of the array file at a File Explorer path
+   * (`Data/dir/file.csv`) of a project. `separator`: `,` `;` `|`, a space or `tab`.
+   */
+  async retrieveArrayFileColumns(
+    workspaceId: string,
+    projectName: string,
+    arrayFile: string,
+    separator: ArrayFileSeparator = ',',
+  ): Promise<ArrayFileColumns> {
+    return retrieveArrayFileColumns(this.transport, await this.datasets(workspaceId, projectName), workspaceId, arrayFile, separator);
   }
 
   /** get_job_status: the job document (`teamId=None` without a workspace). */

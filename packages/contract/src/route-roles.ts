@@ -39,6 +39,7 @@ export const ROUTE_ROLES = {
   gitBranches: 'viewer',
   jobList: 'viewer',
   jobRequestPayload: 'viewer',
+  jobArrayFileMetadata: 'viewer',
   jobCosts: 'viewer',
   instanceTypeList: 'viewer',
   queueList: 'viewer',

@@ -378,6 +378,17 @@ export const ROUTES = {
     params: job.JobIdParams,
     querystring: job.JobGetQuery,
   }),
+  jobArrayFileMetadata: route({
+    method: 'GET',
+    path: '/api/v1/jobs/array-file/metadata',
+    summary: "The columns of an array file's header row (bash array jobs)",
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    querystring: job.ArrayFileMetadataQuery,
+    response: job.ArrayFileMetadataReply,
+  }),
   jobRequestPayload: route({
     method: 'GET',
     path: '/api/v1/jobs/:id/request-payload',

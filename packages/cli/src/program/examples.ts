@@ -101,6 +101,17 @@ export const EXAMPLES: Record<string, Example[]> = {
     ),
     ex('on an HPC cluster', `bash job --workflow-name ubuntu --command hostname --execution-platform hpc --hpc-id ${HPC}`),
   ],
+  'bash array-job': [
+    ex('the columns of an array file', 'bash array-job --project-name demo --array-file Data/samples.csv --list-columns'),
+    ex(
+      'one task per row: --sample takes the row\'s value of the column "id"',
+      "bash array-job --project-name demo --workflow-name ubuntu --array-file Data/samples.csv --command 'echo $1 $2' -a --sample=id",
+    ),
+    ex(
+      'a tab-separated file, and a script from the File Explorer',
+      'bash array-job --workflow-name ubuntu --array-file Data/samples.tsv --separator tab --custom-script-path Data/run.sh -a --sample=id',
+    ),
+  ],
   queue: [ex('the job queues of the workspace', 'queue list')],
   'queue list': [ex('the job queues of the workspace', 'queue list')],
   'instance-types': [ex('the instance types jobs may ask for, with their price', 'instance-types list')],

@@ -1,16 +1,17 @@
 // send_job (seed contract §2.3, wire reference §2.2 and §6): names resolved to ids, parameters built, the body
 // converted, and `POST /api/v2/jobs`.
 import { RunyardValueError } from '../errors.js';
-import { convertNextflowToJson } from '../jobs/job-body.js';
+import { convertNextflowToJson, type ArrayFileSeparator } from '../jobs/job-body.js';
 import { readJobConfigFile } from '../jobs/job-config.js';
 import { EXECUTION_PLATFORMS, WORKFLOW_TYPES, type ExecutionPlatform, type WorkflowType } from '../jobs/job-types.js';
 import { resolveNextflowVersion } from '../jobs/nextflow-version.js';
 import { parametersFilePayload } from '../jobs/parameters-file.js';
-import { buildTextParameter, defaultPrefix, type JobParameter } from '../jobs/parameters.js';
+import { arrayFileColumnParameter, buildTextParameter, defaultPrefix, type JobParameter } from '../jobs/parameters.js';
 import { getProjectIdFromName } from '../projects.js';
 import type { Transport } from '../transport.js';
 import { getUserInfo } from '../users.js';
 import { detectWorkflow, fetchWorkflowId, isModule as isModuleWorkflow } from '../workflows.js';
+import type { ArrayFileColumn } from './array-file.js';
 import { FileExplorerInputs } from './file-explorer-inputs.js';
 import { fixPayloadBooleans } from './payload-booleans.js';
 import { fetchJobQueueId } from './queues.js';
@@ -75,8 +76,16 @@ export interface SendJobOptions {
   accelerateSavingResults?: boolean;
   /** Private docker images: the user must have linked a docker registry account. */
   dockerLogin?: boolean;
-  /** Bash jobs: the command. */
+  /** Bash jobs: the command (with customScriptFileId: the script's file name). */
   command?: string;
+  /** Bash jobs: the File Explorer id of a script file the command names (`--custom-script-path`). */
+  customScriptFileId?: string;
+  /** Bash array jobs: the array file (its File Explorer id, see retrieveArrayFileColumns) and its separator. */
+  arrayFile?: { fileId: string; separator: ArrayFileSeparator };
+  /** Bash array jobs: `name=column` strings (`-a`), each taking its value from that column of the array file's rows. */
+  arrayParameters?: string[];
+  /** Bash array jobs: the array file's header (retrieveArrayFileColumns), which gives each column's index (0 when absent). */
+  arrayFileHeader?: ArrayFileColumn[];
   /** Bash jobs, default 1. */
   cpus?: number;
   /** Bash jobs, GB, default 4. */
@@ -104,6 +113,8 @@ async function buildParameters(
     if (at >= 0) out[at] = p;
     else out.push(p);
   }
+  const header = (o.arrayFileHeader ?? []).map((c) => c.name);
+  for (const text of o.arrayParameters ?? []) out.push(arrayFileColumnParameter(text, header).parameter);
   return out;
 }
 
@@ -220,6 +231,8 @@ export async function sendJob(t: Transport, o: SendJobOptions): Promise<string> 
     accelerateSavingResults: o.accelerateSavingResults,
     dockerLogin,
     command: o.command,
+    customScriptFileId: o.customScriptFileId,
+    arrayFile: o.arrayFile,
     cpus: o.cpus,
     memory: o.memory,
   });

@@ -90,6 +90,20 @@ export type JobSubmitBody = Static<typeof JobSubmitBody>;
 
 export const JobSubmitReply = Type.Object({ jobId: ObjectId });
 
+/** `GET /api/v1/jobs/array-file/metadata` (wire-api §2.1): s3ObjectKey is the standard base64 of the key, sent unencoded. */
+export const ArrayFileMetadataQuery = Type.Object({
+  teamId: Type.String({ minLength: 1 }),
+  separator: Str(10),
+  s3BucketName: Type.String({ minLength: 1, maxLength: 255 }),
+  s3ObjectKey: Type.String({ minLength: 1, maxLength: 4096 }),
+});
+export type ArrayFileMetadataQuery = Static<typeof ArrayFileMetadataQuery>;
+
+export const ArrayFileMetadataReply = Type.Object({
+  headers: Type.Array(Type.Object({ index: Type.Integer(), name: Type.String() })),
+});
+export type ArrayFileMetadataReply = Static<typeof ArrayFileMetadataReply>;
+
 export const JobIdParams = Type.Object({ id: ObjectId });
 
 /** `GET /api/v1/jobs/{id}?teamId=` — teamId may be missing or the literal "None" (wire-api §1.3). */

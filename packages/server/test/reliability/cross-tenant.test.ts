@@ -45,6 +45,7 @@ describe('T4: cross-tenant matrix over every route', () => {
     });
     assert.equal(upload.statusCode, 201, upload.body);
     v.file = upload.json()._id;
+    v.fileKey = Buffer.from(upload.json().s3ObjectKey).toString('base64');
     const folder = await call(w.s, 'POST', `/api/v1/folders/virtual?teamId=${ws}`, {
       name: `${SECRET}-dir`,
       parent: { kind: 'Dataset', id: v.dataset },
@@ -131,6 +132,11 @@ describe('T4: cross-tenant matrix over every route', () => {
       jobGet: { method: 'GET', url: `/api/v1/jobs/${v.job}?${T}`, expect: 404 },
       jobRequestPayload: { method: 'GET', url: `/api/v1/jobs/${v.job}/request-payload?${T}`, expect: 404 },
       jobCosts: { method: 'GET', url: `/api/v1/jobs/${v.job}/costs/compute?${T}`, expect: 404 },
+      jobArrayFileMetadata: {
+        method: 'GET',
+        url: `/api/v1/jobs/array-file/metadata?separator=,&s3BucketName=runyard-${v.ws}&s3ObjectKey=${encodeURIComponent(v.fileKey)}&${T}`,
+        expect: 404,
+      },
       instanceTypeList: { method: 'GET', url: `/api/runyard/instance-types?${T}`, expect: 'own' },
       jobAbort: { method: 'PUT', url: `/api/v2/jobs/${v.job}/abort?${T}`, expect: 404 },
       jobArchive: {

@@ -118,6 +118,16 @@ describe('T14: roles matrix over every route', () => {
         role: 'viewer',
         probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}/request-payload?${T()}` }),
       },
+      jobArrayFileMetadata: {
+        role: 'viewer',
+        probe: async (a) => {
+          const key = Buffer.from((await file(a)).key).toString('base64');
+          return {
+            method: 'GET',
+            url: `/api/v1/jobs/array-file/metadata?separator=,&s3BucketName=runyard-${w.ws}&s3ObjectKey=${encodeURIComponent(key)}&${T()}`,
+          };
+        },
+      },
       jobCosts: {
         role: 'viewer',
         probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}/costs/compute?${T()}` }),

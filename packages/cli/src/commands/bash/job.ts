@@ -1,3 +1,4 @@
+import type { SendJobOptions } from '@runyard/client';
 import { Command } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
@@ -39,7 +40,7 @@ export interface BashJobOptions extends ConnectionFlags, WaitFlags {
   accelerateSavingResults?: boolean;
 }
 
-const NONE_SELECTED = 'NONE_SELECTED';
+export const NONE_SELECTED = 'NONE_SELECTED';
 
 /**
  * Runs a shell command in a container workflow (send_job with the docker workflow type). The -p
@@ -50,42 +51,48 @@ const NONE_SELECTED = 'NONE_SELECTED';
 export async function bashJob(opts: BashJobOptions, ctx: CliContext): Promise<void> {
   const conn = resolveConnection(opts, ctx, { workspace: true });
   const projectName = required(ctx, opts.profile, opts.projectName, 'projectName');
-  const workflowName = required(ctx, opts.profile, opts.workflowName, 'workflowName');
-  const platform = withProfile(ctx, opts.profile, opts.executionPlatform, 'executionPlatform', EXECUTION_PLATFORMS, 'aws');
-  const repositoryPlatform = withProfile(ctx, opts.profile, opts.repositoryPlatform, 'repositoryPlatform', REPOSITORY_PLATFORMS, 'github');
+  const submission = bashSubmission(opts, ctx, conn.workspaceId, projectName);
   await withClient(conn, async (client) => {
-    const id = await client.sendJob({
-      workspaceId: conn.workspaceId,
-      projectName,
-      workflowName,
-      workflowType: 'docker',
-      isModule: false,
-      last: Boolean(opts.last),
-      repositoryPlatform,
-      command: opts.command,
-      parameters: opts.parameter,
-      jobName: opts.jobName,
-      saveLogs: !opts.doNotSaveLogs,
-      jobQueue: opts.jobQueue,
-      ...(opts.instanceType !== NONE_SELECTED && { instanceType: opts.instanceType }),
-      instanceDisk: opts.instanceDisk,
-      cpus: opts.cpus,
-      memory: opts.memory,
-      executionPlatform: platform,
-      hpcId: opts.hpcId,
-      costLimit: opts.costLimit,
-      accelerateSavingResults: Boolean(opts.accelerateSavingResults),
-      onWarning: (m) => ctx.stderr.write(`Warning: ${m}\n`),
-    });
+    const id = await client.sendJob({ ...submission, command: opts.command });
     reportLaunched(ctx, conn, id, `Job "${opts.jobName}" launched`);
     await afterLaunch(client, conn, id, opts, ctx);
   });
 }
 
-export function bashJobCommand(ctx: CliContext): Command {
-  const cmd = new Command('job')
-    .description('run a shell command in a container workflow and print the job id')
-    .requiredOption('--command <command>', 'the command to run (a shell command line)')
+/** What bash job and bash array-job submit alike: all but the command (and the array file). */
+export function bashSubmission(
+  opts: Omit<BashJobOptions, 'command'>,
+  ctx: CliContext,
+  workspaceId: string,
+  projectName: string,
+): SendJobOptions {
+  return {
+    workspaceId,
+    projectName,
+    workflowName: required(ctx, opts.profile, opts.workflowName, 'workflowName'),
+    workflowType: 'docker',
+    isModule: false,
+    last: Boolean(opts.last),
+    repositoryPlatform: withProfile(ctx, opts.profile, opts.repositoryPlatform, 'repositoryPlatform', REPOSITORY_PLATFORMS, 'github'),
+    parameters: opts.parameter,
+    jobName: opts.jobName,
+    saveLogs: !opts.doNotSaveLogs,
+    jobQueue: opts.jobQueue,
+    ...(opts.instanceType !== NONE_SELECTED && { instanceType: opts.instanceType }),
+    instanceDisk: opts.instanceDisk,
+    cpus: opts.cpus,
+    memory: opts.memory,
+    executionPlatform: withProfile(ctx, opts.profile, opts.executionPlatform, 'executionPlatform', EXECUTION_PLATFORMS, 'aws'),
+    hpcId: opts.hpcId,
+    costLimit: opts.costLimit,
+    accelerateSavingResults: Boolean(opts.accelerateSavingResults),
+    onWarning: (m) => ctx.stderr.write(`Warning: ${m}\n`),
+  };
+}
+
+/** The options bash job and bash array-job share (all but the command), with the wait options. */
+export function addBashJobOptions(cmd: Command): Command {
+  cmd
     .option('--project-name <name>', "project the job belongs to (default: the profile's project_name)")
     .option('--workflow-name <name>', "container workflow to run in (default: the profile's workflow_name)")
     .option('--last', 'the most recently created workflow when several have the name')
@@ -103,7 +110,14 @@ export function bashJobCommand(ctx: CliContext): Command {
     .option('--hpc-id <id>', 'HPC cluster id (execution platform hpc; "runyard admin hpc list")')
     .addOption(costLimitOption(30))
     .option('--accelerate-saving-results', 'write results straight to storage');
-  addWaitOptions(cmd);
+  return addWaitOptions(cmd);
+}
+
+export function bashJobCommand(ctx: CliContext): Command {
+  const cmd = new Command('job')
+    .description('run a shell command in a container workflow and print the job id')
+    .requiredOption('--command <command>', 'the command to run (a shell command line)');
+  addBashJobOptions(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: BashJobOptions) => bashJob(opts, ctx));
 }
