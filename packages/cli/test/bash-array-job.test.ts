@@ -108,7 +108,7 @@ describe('runyard bash array-job', { timeout: 300_000 }, () => {
     assert.deepEqual(body.parameters, [{ prefix: '-', name: 't', parameterKind: 'arrayFileColumn', columnName: 'title', columnIndex: 1 }]);
   });
 
-  it('refuses a column the header lacks (exit 2, naming the columns) unless --disable-column-check, and submits nothing', async () => {
+  it('refuses a column the header lacks (exit 2, naming the columns); with --disable-column-check the server does (exit 1); nothing is submitted', async () => {
     const before = await jobCount();
     const r = await run([...arrayJob, '--array-file', 'Data/samples.csv', '--command', 'echo', '-a', '--sample=sample_id']);
     assert.equal(r.code, 2, r.stderr);
@@ -124,10 +124,11 @@ describe('runyard bash array-job', { timeout: 300_000 }, () => {
       '--sample=sample_id',
       '--disable-column-check',
     ]);
-    assert.equal(unchecked.code, 0, unchecked.stderr);
-    assert.deepEqual((await payload(unchecked.stdout.trim())).parameters, [
-      { prefix: '--', name: 'sample', parameterKind: 'arrayFileColumn', columnName: 'sample_id', columnIndex: 0 },
-    ]);
+    // Unchecked here, the column reaches the server, which checks it against the file and refuses it.
+    assert.equal(unchecked.code, 1, unchecked.stderr);
+    assert.match(unchecked.stderr, /parameter "sample" takes the column "sample_id", which its header lacks \(columns: id, title, reads\)/);
+    assert.ok(!unchecked.stderr.includes("Column 'sample_id' not found"), 'the CLI checked the column');
+    assert.equal(await jobCount(), before);
   });
 
   it('says what is missing: the array file in its folder, a command, an -a; an unknown separator', async () => {

@@ -97,3 +97,35 @@ export async function readHeaderLine(stream: Readable, maxBytes = MAX_HEADER_BYT
   const [last] = arrayFileLines(pending.toString('utf8'));
   return last ?? null;
 }
+
+/** Most bytes of an array file, and most tasks (data rows) of one array job. */
+export const MAX_ARRAY_FILE_BYTES = 16 * 1024 * 1024;
+export const MAX_ARRAY_TASKS = 10_000;
+
+/** The parameter fields an array column needs. */
+interface ColumnParameter {
+  name?: unknown;
+  parameterKind?: unknown;
+  columnName?: unknown;
+}
+
+/**
+ * For each arrayFileColumn parameter (by its position in the list), the index of its column in
+ * the header, found by name; or what is wrong: a column the header lacks, or a row too short to
+ * have it.
+ */
+export function arrayColumnIndexes(parameters: readonly ColumnParameter[], table: ArrayFileTable): Map<number, number> | string {
+  const out = new Map<number, number>();
+  for (const [at, p] of parameters.entries()) {
+    if (p.parameterKind !== 'arrayFileColumn') continue;
+    const column = String(p.columnName ?? '');
+    const index = table.header.indexOf(column);
+    if (index < 0)
+      return `parameter "${String(p.name)}" takes the column "${column}", which its header lacks (columns: ${table.header.join(', ')}).`;
+    const short = table.rows.findIndex((r) => r.length <= index);
+    if (short >= 0)
+      return `row ${short + 2} has ${table.rows[short].length} fields, so no value of the column "${column}" (field ${index + 1}).`;
+    out.set(at, index);
+  }
+  return out;
+}

@@ -6,7 +6,9 @@ import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engin
 import { containerNameOf, containerRuntimeOf, limitOptions, oomProbeArgv, stopArgv } from './container-runtime.js';
 import { jobResources } from '../instance-types/job-resources.js';
 import type { JobInputs } from '../staging/inputs.js';
-import { parameterEnvName, parameterFilesEnvName, taskParameters } from './parameters.js';
+import { parameterEnvName, parameterFilesEnvName, taskParameters, type TaskParameter } from './parameters.js';
+import { arrayTaskParameters } from './array-rows.js';
+import { arrayDirOf, arrayDriverArgv, taskLogsDirOf, writeArrayRows } from './array-task.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
 /** $0 of the job's bash. */
@@ -33,18 +35,14 @@ export const containerEngine: Engine = {
   async prepare(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config, inputs?: JobInputs): Promise<TaskSpec> {
     const command = (job.command || workflow.default_command || '').trim();
     if (!command) throw new EngineError('The job has no command to run.');
-    // An array job runs its command once per row of its array file; running it once would be wrong.
-    if ((JSON.parse(job.request_json) as { arrayFile?: unknown }).arrayFile) {
-      throw new EngineError('Array jobs are accepted and stored, but not run yet: this server runs one task per job.');
-    }
-    const { parameters, skipped } = taskParameters(job.parameters_json, inputs);
     const env = baseTaskEnv(job, paths, config);
-    for (const p of parameters) {
-      env[parameterEnvName(p.name)] = p.text;
-      if (p.files) env[parameterFilesEnvName(p.name)] = p.files.join('\n');
-    }
-    Object.assign(env, argumentsEnv(parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])));
-    const bash = ['bash', '-c', `${ARGUMENTS_PROLOGUE} ${command} "$@"`, JOB_NAME];
+    // With a customScriptFile the command names the script: bash runs the staged file, with the parameters as "$@".
+    if (inputs?.customScript) env.RUNYARD_SCRIPT = inputs.customScript;
+    const text = inputs?.customScript ? 'exec bash "$RUNYARD_SCRIPT"' : command;
+    const bash = ['bash', '-c', `${ARGUMENTS_PROLOGUE} ${text} "$@"`, JOB_NAME];
+    // An array job's parameters differ by task: they go to each task's environment file, not the task's own.
+    const { parameters, skipped } = job.array_size ? { parameters: [], skipped: [] } : taskParameters(job.parameters_json, inputs);
+    if (!job.array_size) Object.assign(env, parameterEnv(parameters));
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
     preamble.push(...(inputs?.notes ?? []));
     if (inputs?.paramsFile) preamble.push('Runyard: the parametersFile is not used by bash jobs; pass its values as parameters.');
@@ -55,6 +53,11 @@ export const containerEngine: Engine = {
     } catch (e) {
       // Checked at start; the runtime was removed since. The job fails rather than run without its image.
       throw new EngineError((e as Error).message);
+    }
+    if (job.array_size) {
+      if (runtime)
+        throw new EngineError('Array jobs run in the sandbox of the host; with a container runtime configured they do not run yet.');
+      return arrayTask(job, paths, inputs, { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble });
     }
     if (!runtime) {
       preamble.unshift(
@@ -109,3 +112,41 @@ export const containerEngine: Engine = {
     };
   },
 };
+
+/** The variables of a task's parameters, and its arguments. */
+function parameterEnv(parameters: TaskParameter[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const p of parameters) {
+    env[parameterEnvName(p.name)] = p.text;
+    if (p.files) env[parameterFilesEnvName(p.name)] = p.files.join('\n');
+  }
+  return Object.assign(env, argumentsEnv(parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])));
+}
+
+/**
+ * A bash array job as one task: the array driver (array-task.ts) runs `one.argv` once per row, each
+ * row with its own parameters' variables, and the index and count as RUNYARD_ARRAY_INDEX (from 0)
+ * and RUNYARD_ARRAY_SIZE.
+ */
+async function arrayTask(job: JobRow, paths: JobPaths, inputs: JobInputs | undefined, one: TaskSpec): Promise<TaskSpec> {
+  const rows = await arrayTaskParameters(job, inputs);
+  const size = rows.length;
+  const limit = Math.min(size, Math.max(1, job.array_limit ?? 1));
+  const arrayDir = arrayDirOf(paths.control, job.attempt);
+  const taskLogs = taskLogsDirOf(paths.logs);
+  await writeArrayRows(
+    arrayDir,
+    taskLogs,
+    rows.map((parameters, i) => ({ ...parameterEnv(parameters), RUNYARD_ARRAY_INDEX: String(i), RUNYARD_ARRAY_SIZE: String(size) })),
+  );
+  return {
+    ...one,
+    argv: arrayDriverArgv(size, limit, arrayDir, taskLogs, one.argv),
+    writable: [arrayDir],
+    preamble: [
+      ...(one.preamble ?? []),
+      `Runyard: an array job of ${size} tasks (one per row of its array file), ${limit} at a time; each task's output follows ` +
+        'its "=== task <index>" line when it ends, and is in logs/tasks/task-<index>.log while it runs.',
+    ],
+  };
+}

@@ -6,8 +6,8 @@ import { getJob, getRequestPayload, listJobs, setJobsArchived } from '../service
 import { createQueue, listAllQueues, listQueues } from '../services/queues.js';
 
 export const jobHandlers: Handlers = {
-  jobSubmit: async (req, { db, config, scheduler }) => {
-    const reply = await submitJob(db, config, req.ctx, req.body);
+  jobSubmit: async (req, { db, config, scheduler, storage }) => {
+    const reply = await submitJob(db, config, req.ctx, req.body, storage.blobs);
     scheduler?.wake();
     return reply;
   },

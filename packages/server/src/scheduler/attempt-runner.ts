@@ -8,6 +8,7 @@ import { jobResources } from '../instance-types/job-resources.js';
 import { runTimeLimitSeconds } from './cost.js';
 import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
+import { watchArrayProgress, withArrayOutcome, type ArrayProgress } from './array-progress.js';
 import { concludeAttempt, settle } from './settle.js';
 import { withWorkDirLock } from './work-dir-lock.js';
 
@@ -31,6 +32,8 @@ export class AttemptRunner {
   private abortForce: boolean | null = null;
   private killing: Promise<void> | null = null;
   private killingForce = false;
+  /** Bash array jobs: how many tasks (read with the job). */
+  private arraySize: number | null = null;
 
   constructor(
     private readonly ctx: SchedulerContext,
@@ -54,8 +57,9 @@ export class AttemptRunner {
   }
 
   /** A task that is already running (found by the reaper): follow it to its end. */
-  async adopt(id: ExternalId, abortForce: boolean | null): Promise<void> {
+  async adopt(id: ExternalId, abortForce: boolean | null, arraySize: number | null = null): Promise<void> {
     this.externalId = id;
+    this.arraySize = arraySize;
     if (abortForce !== null) this.requestAbort(abortForce);
     await this.follow(id);
   }
@@ -122,6 +126,7 @@ export class AttemptRunner {
 
   private async prepare(): Promise<TaskSpec> {
     const job = await this.ctx.db.selectFrom('jobs').selectAll().where('id', '=', this.ref.id).executeTakeFirstOrThrow();
+    this.arraySize = job.array_size ?? null;
     const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
     const { blobs, config, db } = this.ctx;
     this.paths = await taskPaths(config.dataDir, blobs, job);
@@ -151,7 +156,9 @@ export class AttemptRunner {
     task.readable = [this.paths.control, ...inputs.readPaths, ...(task.readable ?? [])];
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
     const { cpus, memoryGiB } = jobResources(config, job);
-    task.resources = { cpus, memoryGiB };
+    // An array job holds what its tasks running at once need.
+    const atOnce = job.array_limit ?? 1;
+    task.resources = { cpus: cpus * atOnce, memoryGiB: memoryGiB * atOnce };
     const timeLimit = runTimeLimitSeconds(config, job);
     if (timeLimit !== undefined) task.timeLimitSeconds = timeLimit;
     if (job.attempt > 1)
@@ -179,6 +186,8 @@ export class AttemptRunner {
   private async follow(id: ExternalId): Promise<void> {
     let end;
     const logs = startLogPusher(this.ctx, this.ref.id);
+    const array = this.watchArray();
+    let progress: ArrayProgress | undefined;
     try {
       await this.untilStarted(id);
       end = await this.executor.wait(this.control, id, this.ctx.signal);
@@ -186,10 +195,17 @@ export class AttemptRunner {
       if (this.stopped) return;
       throw e;
     } finally {
+      progress = await array?.stop();
       await logs.stop();
     }
     if (this.killing) await this.killing;
     if (this.stopped) return;
-    await concludeAttempt(this.ctx, this.ref, end);
+    // An array job that failed says which of its tasks did.
+    await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress));
+  }
+
+  /** For an array job: its task counts kept on its row while it runs. */
+  private watchArray(): { stop(): Promise<ArrayProgress> } | undefined {
+    return this.arraySize ? watchArrayProgress(this.ctx, this.ref, this.control.dir, this.arraySize) : undefined;
   }
 }

@@ -7,18 +7,22 @@ export interface CostedJob {
   instance_type: string | null;
   resource_cpu: number;
   start_time: string | null;
+  /** A bash array job runs this many tasks at once, each holding what the job asks for. */
+  array_limit?: number | null;
 }
 
 /**
  * The price of an hour of the job, in cents: its instance type's hourly on-demand price (a job
  * without one, or with a type the catalogue lacks, is priced as the default type, c5.xlarge), or,
- * when the operator sets RUNYARD_CPU_HOUR_COST_CENTS, requested CPUs x that price.
+ * when the operator sets RUNYARD_CPU_HOUR_COST_CENTS, requested CPUs x that price. An array job
+ * pays for each of the tasks it runs at once.
  */
-export function hourlyPriceCents(config: Config, job: Pick<CostedJob, 'instance_type' | 'resource_cpu'>): number {
-  if (config.cpuHourCostCents) return Math.max(1, job.resource_cpu) * config.cpuHourCostCents;
+export function hourlyPriceCents(config: Config, job: Pick<CostedJob, 'instance_type' | 'resource_cpu' | 'array_limit'>): number {
+  const tasks = Math.max(1, job.array_limit ?? 1);
+  if (config.cpuHourCostCents) return tasks * Math.max(1, job.resource_cpu) * config.cpuHourCostCents;
   const catalogue = instanceTypes(config);
   const type = (job.instance_type && catalogue.get(job.instance_type)) || catalogue.get(DEFAULT_INSTANCE_TYPE);
-  return (type?.pricePerHourUsd ?? 0) * 100;
+  return tasks * (type?.pricePerHourUsd ?? 0) * 100;
 }
 
 /**
@@ -44,7 +48,7 @@ export function costLimitExceeded(costCents: number, costLimitDollars: number): 
  */
 export function runTimeLimitSeconds(
   config: Config,
-  job: Pick<CostedJob, 'instance_type' | 'resource_cpu'> & { cost_limit: number },
+  job: Pick<CostedJob, 'instance_type' | 'resource_cpu' | 'array_limit'> & { cost_limit: number },
 ): number | undefined {
   const price = hourlyPriceCents(config, job);
   if (job.cost_limit < 0 || price <= 0) return undefined;

@@ -1,5 +1,6 @@
 import type { ExternalId } from '../executors/executor.js';
 import { markRunning, parseExternalId } from './attempt-updates.js';
+import { recordArrayProgress, withArrayOutcome } from './array-progress.js';
 import { AttemptRunner } from './attempt-runner.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { expiredJobs, takeOver, type ExpiredJob } from './lease.js';
@@ -33,14 +34,15 @@ async function recover(ctx: SchedulerContext, job: ExpiredJob, adopt: Adopt): Pr
   if (state.state !== 'running') {
     // Followed like a running task: concluding may upload the job's outputs (S3, Azure), under a renewed lease.
     adopt(runner, async () => {
-      await concludeAttempt(ctx, ref, state);
+      const progress = job.array_size ? await recordArrayProgress(ctx, ref, runner.control.dir, job.array_size) : undefined;
+      await concludeAttempt(ctx, ref, withArrayOutcome(state, progress));
     });
     return;
   }
   const id: ExternalId = state.id;
   if (!stored && !(await markRunning(ctx.db, ref, id, !executor.started))) return;
   ctx.log.info({ jobId: job.id, attempt: job.attempt, externalId: id }, 'reattached to a running task');
-  adopt(runner, () => runner.adopt(id, job.status === 'aborting' ? job.abort_force === 1 : null));
+  adopt(runner, () => runner.adopt(id, job.status === 'aborting' ? job.abort_force === 1 : null, job.array_size ?? null));
 }
 
 /** Takes over every active job whose lease expired (except those this scheduler is running) and recovers it. */

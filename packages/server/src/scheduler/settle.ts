@@ -24,7 +24,17 @@ export type Outcome =
 export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
   const row = await ctx.db
     .selectFrom('jobs')
-    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix', 'instance_type', 'resource_cpu', 'start_time', 'abort_force'])
+    .select([
+      'id',
+      'workspace_id',
+      'work_bucket',
+      'work_prefix',
+      'instance_type',
+      'resource_cpu',
+      'start_time',
+      'abort_force',
+      'array_limit',
+    ])
     .where('id', '=', ref.id)
     .executeTakeFirst();
   if (!row) return false;

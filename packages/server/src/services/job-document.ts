@@ -116,7 +116,11 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
     user: user && { id: user.id, _id: user.id, name: user.name, surname: user.surname, email: user.email },
     revision: JSON.parse(job.revision_json),
     // What the task is given (its instance type's size for a Nextflow or WDL job), as the executor applies it.
-    resourceRequirements: { cpu: Number(job.cpus), ram: Number(job.memory_gib) },
+    // (An array job's tasks each get what it asked for; it holds that times the tasks running at once.)
+    resourceRequirements: job.array_size
+      ? { cpu: Number(job.resource_cpu), ram: Number(job.resource_ram) }
+      : { cpu: Number(job.cpus), ram: Number(job.memory_gib) },
+    ...(job.array_size && { arrayTasks: arrayTasksOf(job) }),
     instanceType: job.instance_type,
     masterInstance: {
       requestedInstance: { type: job.instance_type, asSpot: false },
@@ -157,4 +161,12 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
 export async function jobDocuments(db: Kysely<Database>, dataDir: string, jobs: JobRow[]): Promise<Record<string, unknown>[]> {
   const rel = await loadRelated(db, jobs);
   return jobs.map((j) => toDocument(j, rel, dataDir));
+}
+
+/** A bash array job's tasks: how many, how many at once, and how many are queued, running, completed, failed. */
+function arrayTasksOf(job: JobRow): Record<string, number> {
+  const size = Number(job.array_size);
+  const stored = job.array_tasks_json ? (JSON.parse(job.array_tasks_json) as Record<string, number>) : null;
+  const counts = stored ?? { total: size, queued: size, running: 0, completed: 0, failed: 0 };
+  return { ...counts, atOnce: Number(job.array_limit) };
 }

@@ -12,6 +12,8 @@ export interface JobPlacement {
   backend: string;
   /** The HPC cluster it runs on; null: not on a cluster. */
   hpcId: string | null;
+  /** How many of its queue's jobs run at once; null while the queue is not known (a cluster's workspace queue, made with the job). */
+  concurrency: number | null;
   /** Its queue's id. Call it in the job's transaction: a cluster's workspace queue is made then, so a refused job leaves none. */
   queueId(tx: Kysely<Database>): Promise<string>;
 }
@@ -24,6 +26,7 @@ const ready = (queue: Selectable<QueueTable>): Selectable<QueueTable> => {
 const inQueue = (queue: Selectable<QueueTable>): JobPlacement => ({
   backend: queue.backend,
   hpcId: queue.hpc_id ?? null,
+  concurrency: queue.concurrency,
   queueId: async () => queue.id,
 });
 
@@ -58,7 +61,12 @@ export async function placeJob(
     }
     return inQueue(queue);
   }
-  return { backend: 'slurm', hpcId: cluster.id, queueId: async (tx) => ready(await hpcQueueFor(tx, workspaceId, cluster.id)).id };
+  return {
+    backend: 'slurm',
+    hpcId: cluster.id,
+    concurrency: null,
+    queueId: async (tx) => ready(await hpcQueueFor(tx, workspaceId, cluster.id)).id,
+  };
 }
 
 /** The cluster of an `hpc` job that names none: the one registered, or a 400 that says what to send. */

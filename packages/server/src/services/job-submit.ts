@@ -1,12 +1,14 @@
 import { isoNow, MODULE_GROUPS, newObjectId, type JobSubmitBody, type JobType } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
-import { checkJobInputs } from '../staging/input-refs.js';
+import { checkJobInputs, findInputFile, idOf } from '../staging/input-refs.js';
 import { DEFAULT_INSTANCE_TYPE } from '../instance-types/catalogue.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
+import { planArrayJob } from './job-array.js';
+import type { BlobStore } from '../storage/blob-store.js';
 import { admitJob } from './job-admission.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
 import { placeJob } from './job-placement.js';
@@ -42,6 +44,45 @@ function checkParameters(body: JobSubmitBody): void {
   }
 }
 
+/** arrayFile and customScriptFile are for bash jobs; array jobs run on the host's sandbox, not yet on a cluster or in a container. */
+function checkBashExtras(
+  config: Config,
+  body: JobSubmitBody,
+  workflow: { workflow_type: string; name: string; container_name: string | null },
+  hpcId: string | null,
+): void {
+  const what = body.arrayFile ? 'arrayFile' : 'customScriptFile';
+  if (workflow.workflow_type !== 'docker')
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${what} is for bash jobs (container workflows); ${quoted(workflow.name)} is ${workflow.workflow_type}.`,
+    );
+  if (!body.arrayFile) return;
+  if (hpcId)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'Array jobs do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
+    );
+  if (config.containerRuntime && workflow.container_name)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `Array jobs run in the sandbox of the host, and this server runs ${quoted(workflow.name)} in its image with ${config.containerRuntime}: array jobs in images do not run yet.`,
+    );
+}
+
+/** The script a bash job's command names must be a file of the workspace. */
+async function checkScriptFile(
+  db: Kysely<Database>,
+  workspaceId: string,
+  ref: NonNullable<JobSubmitBody['customScriptFile']>,
+): Promise<void> {
+  const id = idOf(ref.dataItem.item);
+  if (!id || ref.dataItem.kind !== 'File')
+    throw new AppError('VALIDATION_FAILED', 'customScriptFile needs dataItem {"kind": "File", "item": <file id>}.');
+  if (!(await findInputFile(db, workspaceId, id)))
+    throw new AppError('FILE_NOT_FOUND', `customScriptFile: file ${quoted(id)} not found in this workspace.`);
+}
+
 /**
  * Validates a submission, resolves project, workflow, queue and revision, and commits the job as
  * `queued` before answering: an acknowledged job is durable. Nothing is written on a 4xx.
@@ -51,6 +92,7 @@ export async function submitJob(
   config: Config,
   ctx: Context,
   body: JobSubmitBody,
+  blobs: BlobStore,
   storage: StorageKind = storageKindOf(config),
 ): Promise<{ jobId: string }> {
   const project = await db
@@ -80,6 +122,8 @@ export async function submitJob(
         'do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
     );
   }
+  if (body.arrayFile || body.customScriptFile) checkBashExtras(config, body, workflow, placement.hpcId);
+  if (body.customScriptFile) await checkScriptFile(db, ctx.workspaceId, body.customScriptFile);
   const platform = body.executionPlatform ?? 'aws';
   const sizing = {
     workflow_type: workflowType,
@@ -89,7 +133,10 @@ export async function submitJob(
     instance_type: body.masterInstance?.requestedInstance?.type ?? body.instanceType ?? (platform === 'hpc' ? null : DEFAULT_INSTANCE_TYPE),
   };
   // 400 for an unknown instance type, or a job larger than its executor could ever run.
-  const resources = admitJob(config, placement.backend, sizing);
+  const perTask = admitJob(config, placement.backend, sizing);
+  // An array job holds what its tasks running at once need.
+  const array = await planArrayJob(db, blobs, config, ctx.workspaceId, body, placement, perTask);
+  const resources = array?.resources ?? perTask;
   const revision = await resolveRevision(config, workflow, body.revision);
   // Nextflow: 400 for a version that is not installed (unless downloads are allowed); the stored one is the one used.
   const nextflowVersion =
@@ -153,6 +200,8 @@ export async function submitJob(
         start_time: null,
         end_time: null,
         hpc_id: placement.hpcId,
+        array_size: array?.size ?? null,
+        array_limit: array?.limit ?? null,
         ...folders,
       })
       .execute();

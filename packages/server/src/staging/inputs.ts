@@ -55,6 +55,10 @@ export interface JobInputs {
   readPaths: string[];
   /** Lines for the job's log. */
   notes: string[];
+  /** Bash array jobs: the path of the array file. */
+  arrayFile?: string;
+  /** Bash jobs with a customScriptFile: the path of the script. */
+  customScript?: string;
 }
 
 export interface StageDeps {
@@ -178,30 +182,29 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
   await rm(inputsDir, { recursive: true, force: true });
   const used = new Set<string>();
   const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
+  // A File Explorer file: on the local store the stored file itself (tasks only read it), else a copy in <inputs>/<dir>/.
+  const stageFile = async (id: string, dirName: string): Promise<StagedParameter> => {
+    const file = await findInputFile(db, job.workspace_id, id);
+    if (!file) throw new EngineError(`file ${id} is no longer in this workspace`);
+    if (local) {
+      const file_ = await localPathOf(file.bucket!, file.storage_key!);
+      if (!(await stat(file_).catch(() => null))?.isFile()) throw new BlobNotFoundError(file.bucket!, file.storage_key!);
+      out.readPaths.push(file_);
+      return { value: file_, files: [file_] };
+    }
+    const dir = path.join(inputsDir, dirName);
+    const target = inside(dir, path.basename(file.name));
+    await pullFile(blobs, file.bucket!, file.storage_key!, target);
+    out.readPaths.push(dir);
+    return { value: target, files: [target] };
+  };
 
   for (const [index, p] of (Array.isArray(stored) ? stored : []).entries()) {
     const name = String(p.name ?? '');
     if (p.parameterKind === 'dataItem') {
       const id = idOf(p.dataItem?.item);
       if (!id) continue;
-      out.parameters.set(
-        index,
-        await step(`"${name}"`, async () => {
-          const file = await findInputFile(db, job.workspace_id, id);
-          if (!file) throw new EngineError(`file ${id} is no longer in this workspace`);
-          if (local) {
-            const file_ = await localPathOf(file.bucket!, file.storage_key!);
-            if (!(await stat(file_).catch(() => null))?.isFile()) throw new BlobNotFoundError(file.bucket!, file.storage_key!);
-            out.readPaths.push(file_);
-            return { value: file_, files: [file_] };
-          }
-          const dir = path.join(inputsDir, dirNameFor(name, used));
-          const target = inside(dir, path.basename(file.name));
-          await pullFile(blobs, file.bucket!, file.storage_key!, target);
-          out.readPaths.push(dir);
-          return { value: target, files: [target] };
-        }),
-      );
+      out.parameters.set(index, await step(`"${name}"`, () => stageFile(id, dirNameFor(name, used))));
     } else if (p.parameterKind === 'globPattern' && typeof p.globPattern === 'string') {
       const id = idOf(p.folder);
       if (!id) continue;
@@ -241,7 +244,17 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
     }
   }
 
-  const request = JSON.parse(job.request_json || '{}') as { parametersFile?: unknown };
+  const request = JSON.parse(job.request_json || '{}') as {
+    parametersFile?: unknown;
+    arrayFile?: { dataItem?: { item?: unknown } };
+    customScriptFile?: { dataItem?: { item?: unknown } };
+  };
+  // Bash jobs: the array file (read by the engine for its rows) and the script the command names.
+  const arrayFileId = idOf(request.arrayFile?.dataItem?.item);
+  if (arrayFileId) out.arrayFile = (await step('arrayFile', () => stageFile(arrayFileId, dirNameFor('.array-file', used)))).value;
+  const scriptId = idOf(request.customScriptFile?.dataItem?.item);
+  if (scriptId) out.customScript = (await step('customScriptFile', () => stageFile(scriptId, dirNameFor('.custom-script', used)))).value;
+
   if (request.parametersFile !== undefined && request.parametersFile !== null) {
     out.paramsFile = await step('parametersFile', async () => {
       const ref = paramsFileRef(request.parametersFile);

@@ -8,6 +8,7 @@ import * as jobResources from './migrations/0006-job-resources.js';
 import * as queueNetwork from './migrations/0007-queue-network.js';
 import * as externalIdText from './migrations/0008-external-id-text.js';
 import * as hpcClusters from './migrations/0009-hpc-clusters.js';
+import * as arrayJobs from './migrations/0010-array-jobs.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-queue-network': queueNetwork,
   '0008-external-id-text': externalIdText,
   '0009-hpc-clusters': hpcClusters,
+  '0010-array-jobs': arrayJobs,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

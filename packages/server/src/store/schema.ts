@@ -158,6 +158,11 @@ export interface JobTable {
   work_prefix?: string | null;
   /** The HPC cluster the job runs on (its queue's); null: not on a cluster. */
   hpc_id?: string | null;
+  /** Bash array jobs: how many tasks (data rows), and how many run at once; null for other jobs. */
+  array_size?: number | null;
+  array_limit?: number | null;
+  /** Bash array jobs: ArrayTaskCounts as JSON, kept by the scheduler while the job runs. */
+  array_tasks_json?: string | null;
 }
 
 export interface HpcClusterTable {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -93,14 +93,69 @@ describe('container engine', () => {
     assert.ok(options.includes('-v /store/a.txt:/store/a.txt:ro -v /in/reads:/in/reads:ro'), options);
   });
 
-  it('refuses to run an array job as a single task', async () => {
-    const arrayJob = jobRow({
+  it("runs an array job as its driver: each row's variables in a 0600 file of the attempt, none in the argv or the task's own environment", async () => {
+    const paths = pathsFor();
+    const csv = path.join(paths.root, 'rows.csv');
+    mkdirSync(paths.root, { recursive: true });
+    writeFileSync(csv, 'sample,reads\ns1,"a b.fq"\ns2,$(x)\n');
+    const stored = [
+      { prefix: '--', name: 'sample', parameterKind: 'arrayFileColumn', columnName: 'sample', columnIndex: 0 },
+      { prefix: '-', name: 'fixed', parameterKind: 'textValue', textValue: 'v' },
+      { prefix: '', name: 'reads', parameterKind: 'arrayFileColumn', columnName: 'reads', columnIndex: 1 },
+    ];
+    const job = jobRow({
       command: 'echo',
+      array_size: 2,
+      array_limit: 2,
+      attempt: 3,
+      parameters_json: JSON.stringify(stored),
       request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
     });
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFile: csv };
+    const task = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
+    const arrayDir = path.join(paths.control, 'array-3');
+    assert.deepEqual(task.argv.slice(0, 2), ['bash', '-c']);
+    assert.deepEqual(task.argv.slice(3), [
+      'runyard-array',
+      '2',
+      '2',
+      arrayDir,
+      path.join(paths.logs, 'tasks'),
+      'bash',
+      '-c',
+      `${ARGUMENTS_PROLOGUE} echo "$@"`,
+      'runyard-job',
+    ]);
+    assert.deepEqual(task.writable, [arrayDir]);
+    assert.ok(!Object.keys(task.env).some((k) => k.startsWith('RUNYARD_PARAM_') || k.startsWith('RUNYARD_ARG_')));
+    const records = (i: number) =>
+      readFileSync(path.join(arrayDir, `env-${i}`), 'utf8')
+        .split('\0')
+        .slice(0, -1);
+    assert.deepEqual(records(1), [
+      'RUNYARD_PARAM_SAMPLE=s2',
+      'RUNYARD_PARAM_FIXED=v',
+      'RUNYARD_PARAM_READS=$(x)',
+      'RUNYARD_ARG_COUNT=6',
+      'RUNYARD_ARG_1=--sample',
+      'RUNYARD_ARG_2=s2',
+      'RUNYARD_ARG_3=-fixed',
+      'RUNYARD_ARG_4=v',
+      'RUNYARD_ARG_5=reads',
+      'RUNYARD_ARG_6=$(x)',
+      'RUNYARD_ARRAY_INDEX=1',
+      'RUNYARD_ARRAY_SIZE=2',
+    ]);
+    assert.ok(records(0).includes('RUNYARD_PARAM_READS=a b.fq'));
+    assert.equal(statSync(path.join(arrayDir, 'env-0')).mode & 0o777, 0o600);
+    // A file that no longer has the rows the job was admitted with fails the job.
+    writeFileSync(csv, 'sample,reads\ns1,a\n');
+    await assert.rejects(containerEngine.prepare(job, workflowRow(), paths, config, inputs), /has 1 data rows now, not the 2/);
+    // In an image: not yet.
+    const { dir } = fakeRuntime('podman');
     await assert.rejects(
-      containerEngine.prepare(arrayJob, workflowRow(), pathsFor(), config),
-      /Array jobs are accepted and stored, but not run yet/,
+      containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'podman', taskPath: dir }, inputs),
+      /Array jobs run in the sandbox of the host/,
     );
   });
 

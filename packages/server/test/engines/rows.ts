@@ -57,6 +57,9 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     work_bucket: null,
     work_prefix: null,
     hpc_id: null,
+    array_size: null,
+    array_limit: null,
+    array_tasks_json: null,
     ...rest,
   };
 }

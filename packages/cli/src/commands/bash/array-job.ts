@@ -68,10 +68,7 @@ export async function bashArrayJob(opts: BashArrayJobOptions, ctx: CliContext): 
       for (const spec of opts.arrayParameter ?? []) {
         const column = spec.split('=').slice(1).join('=');
         if (!names.includes(column)) {
-          throw new UsageError(
-            `Column '${column}' not found in the array file. Columns in the array file: ${names.join(', ')} ` +
-              '(--disable-column-check sends it anyway, with column index 0).',
-          );
+          throw new UsageError(`Column '${column}' not found in the array file. Columns in the array file: ${names.join(', ')}.`);
         }
       }
     }
@@ -104,7 +101,7 @@ export function bashArrayJobCommand(ctx: CliContext): Command {
     )
     .option('--list-columns', 'print the columns of the array file and run nothing')
     .option('--array-file-project <name>', 'project of the array file (default: --project-name)')
-    .option('--disable-column-check', 'send -a columns without checking them against the header')
+    .option('--disable-column-check', 'send -a columns without checking them against the header here (the server still checks them)')
     .addOption(
       new Option(
         '-a, --array-parameter <name=column>',
