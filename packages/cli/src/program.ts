@@ -68,7 +68,7 @@ export function buildProgram(ctx: CliContext): Command {
   }
   deferRequiredOptions(all);
   addExamples(all, ctx);
-  program.addHelpText('after', '\nExit codes: 0 ok, 1 error, 2 usage, 4 authentication.');
+  program.addHelpText('after', '\nExit codes: 0 ok, 1 error, 2 usage, 4 authentication;\n3: a followed job (--follow) was aborted.');
   program.hook('preAction', (_root, leaf) => {
     inheritGlobalOptions(leaf);
     checkRequiredOptions(leaf);

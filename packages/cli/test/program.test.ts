@@ -39,7 +39,7 @@ describe('runyard (program)', () => {
     const r = await runCli(['--help']);
     assert.equal(r.code, 0);
     for (const c of ['configure', 'project', 'admin', 'server']) assert.match(r.stdout, new RegExp(`\\n  ${c}\\b`));
-    assert.match(r.stdout, /Exit codes: 0 ok, 1 error, 2 usage, 4 authentication/);
+    assert.match(r.stdout, /Exit codes: 0 ok, 1 error, 2 usage, 4 authentication;\n3: a followed job \(--follow\) was aborted\./);
     const sub = await runCli(['project', 'list', '--help']);
     assert.equal(sub.code, 0);
     for (const o of [

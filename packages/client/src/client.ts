@@ -7,6 +7,7 @@ import * as users from './users.js';
 import * as workflows from './workflows.js';
 import { abortJob } from './jobs-api/abort.js';
 import { retrieveArrayFileColumns, type ArrayFileColumns } from './jobs-api/array-file.js';
+import { followJob, type FollowJobOptions, type JobEvent } from './jobs-api/job-events.js';
 import type { ArrayFileSeparator } from './jobs/job-body.js';
 import { archiveJobs, checkJobsArchiveStatus, unarchiveJobs, type ArchiveStatusCheck } from './jobs-api/archive.js';
 import { cloneOrResumeJob, type CloneOrResumeOptions } from './jobs-api/clone.js';
@@ -175,6 +176,14 @@ export class RunyardClient {
     separator: ArrayFileSeparator = ',',
   ): Promise<ArrayFileColumns> {
     return retrieveArrayFileColumns(this.transport, await this.datasets(workspaceId, projectName), workspaceId, arrayFile, separator);
+  }
+
+  /**
+   * Follows a job live: an async iterator over its log lines (from `offset`), its status changes
+   * and its end (the last event). Reconnects from the last offset when the stream drops.
+   */
+  followJob(jobId: string, workspaceId: string, options?: FollowJobOptions): AsyncGenerator<JobEvent> {
+    return followJob(this.transport, jobId, workspaceId, options);
   }
 
   /** get_job_status: the job document (`teamId=None` without a workspace). */

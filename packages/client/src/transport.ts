@@ -129,6 +129,44 @@ export class Transport {
     });
   }
 
+  /**
+   * Sends a GET whose reply is a stream (text/event-stream): resolves with the response once its
+   * status is 200, to be read as it comes; a status >= 400 is read whole and thrown as ApiError.
+   * Aborting `signal` ends the request.
+   */
+  stream(path: string, { query, signal }: { query?: Query; signal?: AbortSignal } = {}): Promise<http.IncomingMessage> {
+    const url = new URL(this.baseUrl.toString());
+    url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
+    url.search = encodeQuery(query);
+    const lib = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.request(url, {
+        method: 'GET',
+        agent: this.#agent,
+        headers: { accept: 'text/event-stream', apikey: this.#apikey },
+        ...(signal && { signal }),
+      });
+      req.on('response', (res) => {
+        if ((res.statusCode ?? 0) < 400) return resolve(res);
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let body: { message?: unknown; code?: unknown } | undefined;
+          try {
+            body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
+          } catch {
+            body = undefined;
+          }
+          const status = res.statusCode ?? 0;
+          const message = typeof body?.message === 'string' ? body.message : (http.STATUS_CODES[status] ?? 'Unknown error');
+          reject(apiErrorFor(status, typeof body?.code === 'string' ? body.code : undefined, message, 'GET', path));
+        });
+      });
+      req.on('error', (e) => reject(new TransportError(`Could not reach ${this.baseUrl.origin}: ${e.message}`, e)));
+      req.end();
+    });
+  }
+
   /** Frees pooled connections so a short-lived process can exit at once. */
   close(): void {
     this.#agent.destroy();

@@ -40,6 +40,7 @@ export const ROUTE_ROLES = {
   jobList: 'viewer',
   jobRequestPayload: 'viewer',
   jobArrayFileMetadata: 'viewer',
+  jobEvents: 'viewer',
   jobCosts: 'viewer',
   instanceTypeList: 'viewer',
   queueList: 'viewer',

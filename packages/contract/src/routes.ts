@@ -389,6 +389,17 @@ export const ROUTES = {
     querystring: job.ArrayFileMetadataQuery,
     response: job.ArrayFileMetadataReply,
   }),
+  jobEvents: route({
+    method: 'GET',
+    path: '/api/runyard/jobs/:id/events',
+    summary: "A job's log and status changes as they happen (text/event-stream: log, status and end events), until it ends",
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    params: job.JobIdParams,
+    querystring: job.JobEventsQuery,
+  }),
   jobRequestPayload: route({
     method: 'GET',
     path: '/api/v1/jobs/:id/request-payload',

@@ -63,7 +63,11 @@ export async function buildApp(
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true } },
   }) as unknown as FastifyInstance;
   const storage = storageDepsOf(blobs ?? createBlobStore(config));
+  // Long-lived replies (event streams) end when the server closes, so that close does not wait for their clients.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   const deps: AppDeps = {
+    closing: closing.signal,
     store,
     db: store.db,
     config,

@@ -4,6 +4,8 @@ export const EXIT = {
   ERROR: 1,
   /** Bad command line: unknown option, missing value, a required setting given nowhere. */
   USAGE: 2,
+  /** A followed job (job logs --follow) was aborted. */
+  ABORTED: 3,
   /** The server did not accept the API key (401). */
   AUTH: 4,
 } as const;

@@ -76,7 +76,11 @@ export const EXAMPLES: Record<string, Example[]> = {
   'job unarchive': [ex('unarchive a job', `job unarchive --job-ids ${JOB}`)],
   'job clone': [ex('run a job again on another branch', `job clone --job-id ${JOB} --git-branch dev`)],
   'job resume': [ex("continue a resumable job's work", `job resume --job-id ${JOB}`)],
-  'job logs': [ex('the URLs of the log files', `job logs --job-id ${JOB}`)],
+  'job logs': [
+    ex('the URLs of the log files', `job logs --job-id ${JOB}`),
+    ex('the output as the job writes it, until it ends (exit 0 only if it completed)', `job logs --job-id ${JOB} --follow`),
+    ex('the last 20 lines of the output, then what follows', `job logs --job-id ${JOB} --tail 20 --follow`),
+  ],
   'job results': [
     ex('the URL of the results', `job results --job-id ${JOB}`),
     ex('delete them without asking', `job results --job-id ${JOB} --delete --yes`),

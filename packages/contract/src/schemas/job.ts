@@ -104,6 +104,22 @@ export const ArrayFileMetadataReply = Type.Object({
 });
 export type ArrayFileMetadataReply = Static<typeof ArrayFileMetadataReply>;
 
+/** How many tasks of a bash array job are queued, running, completed and failed (the job document's `arrayTasks`, with `atOnce`). */
+export interface ArrayTaskCounts {
+  total: number;
+  queued: number;
+  running: number;
+  completed: number;
+  failed: number;
+}
+
+/** `GET /api/runyard/jobs/{id}/events`: from which byte of the job's log (default 0: the beginning). */
+export const JobEventsQuery = Type.Object({
+  teamId: Type.String({ minLength: 1 }),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export type JobEventsQuery = Static<typeof JobEventsQuery>;
+
 export const JobIdParams = Type.Object({ id: ObjectId });
 
 /** `GET /api/v1/jobs/{id}?teamId=` — teamId may be missing or the literal "None" (wire-api §1.3). */

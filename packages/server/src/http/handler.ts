@@ -18,6 +18,8 @@ export interface AppDeps {
   storage: StorageDeps;
   /** The deletion worker of this process, when one runs: wake() after scheduling a deletion. */
   deletionWorker?: { wake(): void };
+  /** Aborted when the server starts to close: long-lived replies (event streams) end then. */
+  closing?: AbortSignal;
 }
 
 /** A request after authentication, the workspace check and schema validation. */

@@ -6,6 +6,7 @@ import type { AuthUser, Context } from '../services/context.js';
 import { requireRole } from '../services/roles.js';
 import { workspaceContext } from '../services/workspaces.js';
 import { compileBodyValidator } from './body-validator.js';
+import { EventStream } from './event-stream.js';
 import type { AppDeps, Handlers } from './handler.js';
 import { neededRole } from './route-access.js';
 
@@ -74,6 +75,12 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
           { user: request.user, ctx: request.ctx!, query: request.query, body: request.body, params: request.params },
           deps,
         );
+        if (result instanceof EventStream) {
+          // Answered by the stream itself (text/event-stream), not serialized.
+          void reply.hijack();
+          await result.send(reply.raw);
+          return;
+        }
         void reply.status(spec.status);
         return result;
       },

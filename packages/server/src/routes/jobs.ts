@@ -1,6 +1,7 @@
 import type { Handlers } from '../http/handler.js';
 import { arrayFileColumns } from '../services/array-file-columns.js';
 import { abortJob } from '../services/job-abort.js';
+import { jobEvents } from '../services/job-events.js';
 import { submitJob } from '../services/job-submit.js';
 import { getJob, getRequestPayload, listJobs, setJobsArchived } from '../services/jobs.js';
 import { createQueue, listAllQueues, listQueues } from '../services/queues.js';
@@ -14,6 +15,8 @@ export const jobHandlers: Handlers = {
   jobList: async (req, { db, config }) => listJobs(db, config.dataDir, req.ctx, req.query),
   jobGet: async (req, { db, config }) => getJob(db, config.dataDir, req.user!, req.params.id, req.query.teamId),
   jobRequestPayload: async (req, { db }) => getRequestPayload(db, req.ctx, req.params.id),
+  jobEvents: async (req, { db, config, storage, closing }) =>
+    jobEvents({ db, config, blobs: storage.blobs, closing }, req.ctx, req.params.id, req.query.offset),
   jobArrayFileMetadata: async (req, { db, storage }) => arrayFileColumns(db, storage, req.ctx, req.query),
   jobAbort: async (req, { db, scheduler }) => {
     const reply = await abortJob(db, req.ctx, req.params.id, req.query.forceAbort === true);

@@ -1,16 +1,8 @@
+import type { ArrayTaskCounts } from '@runyard/contract';
 import { readdir } from 'node:fs/promises';
 import { arrayDirOf } from '../engines/array-task.js';
 import type { TaskEnd } from '../executors/executor.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
-
-/** How many tasks of an array job are queued, running, completed and failed (the job document's `arrayTasks`). */
-export interface ArrayTaskCounts {
-  total: number;
-  queued: number;
-  running: number;
-  completed: number;
-  failed: number;
-}
 
 export interface ArrayProgress extends ArrayTaskCounts {
   /** The failed tasks by index, with their exit codes, in index order. */

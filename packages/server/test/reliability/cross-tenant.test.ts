@@ -132,6 +132,7 @@ describe('T4: cross-tenant matrix over every route', () => {
       jobGet: { method: 'GET', url: `/api/v1/jobs/${v.job}?${T}`, expect: 404 },
       jobRequestPayload: { method: 'GET', url: `/api/v1/jobs/${v.job}/request-payload?${T}`, expect: 404 },
       jobCosts: { method: 'GET', url: `/api/v1/jobs/${v.job}/costs/compute?${T}`, expect: 404 },
+      jobEvents: { method: 'GET', url: `/api/runyard/jobs/${v.job}/events?${T}`, expect: 404 },
       jobArrayFileMetadata: {
         method: 'GET',
         url: `/api/v1/jobs/array-file/metadata?separator=,&s3BucketName=runyard-${v.ws}&s3ObjectKey=${encodeURIComponent(v.fileKey)}&${T}`,

@@ -118,6 +118,15 @@ describe('T14: roles matrix over every route', () => {
         role: 'viewer',
         probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}/request-payload?${T()}` }),
       },
+      jobEvents: {
+        role: 'viewer',
+        // An ended job: its stream sends the log and the end, then closes.
+        probe: async (a) => {
+          const id = await jobOf(a);
+          await w.s.store.db.updateTable('jobs').set({ status: 'completed' }).where('id', '=', id).execute();
+          return { method: 'GET', url: `/api/runyard/jobs/${id}/events?${T()}` };
+        },
+      },
       jobArrayFileMetadata: {
         role: 'viewer',
         probe: async (a) => {

@@ -3,6 +3,7 @@ import type { Connection } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
 import { CliError } from '../../errors/cli-error.js';
 import { loadSdk } from '../../sdk.js';
+import { followLog } from './follow-log.js';
 import type { WaitFlags } from './job-options.js';
 
 /** The job's page in the web application, as cloudos-cli prints it. */
@@ -107,6 +108,7 @@ export async function afterLaunch(
   flags: WaitFlags,
   ctx: CliContext,
 ): Promise<void> {
+  if (flags.follow) return followLog(client, ctx, jobId, conn.workspaceId, { follow: true });
   if (flags.waitCompletion) return followJob(client, conn, jobId, flags, ctx);
   const job = await client.getJobStatus(jobId, conn.workspaceId);
   ctx.stderr.write(`Job ${jobId} is ${job.status}; follow it with "runyard job status --job-id ${jobId}".\n`);

@@ -17,6 +17,8 @@ export const REPOSITORY_PLATFORMS = ['github', 'gitlab', 'bitbucketServer'] as c
 /** The wait flags as commander parses them. */
 export interface WaitFlags {
   waitCompletion?: boolean;
+  /** Print the job's output as it runs, until it ends (Runyard's own). */
+  follow?: boolean;
   /** Seconds. */
   waitTime: number;
   /** Seconds. */
@@ -96,7 +98,8 @@ export function addWaitOptions(cmd: Command): Command {
         .argParser(numberIn(0.05, 3600, 'a number of seconds'))
         .default(5),
     )
-    .option('--verbose', 'print the status of each request while waiting');
+    .option('--verbose', 'print the status of each request while waiting')
+    .option('-f, --follow', "print the job's output as it runs, until it ends; exit 0 only if it completed (3 if aborted)");
 }
 
 /** The value of a required launch option: the flag, else the profile's; neither is a usage error. */

@@ -1,9 +1,11 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
+import { integerIn } from '../../options/integer.js';
 import { jobId } from '../../options/object-id.js';
+import { followLog } from './follow-log.js';
 import { emitRecords } from '../../output/emit-record.js';
 import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
 import { jobDataFailure } from './results.js';
@@ -11,6 +13,8 @@ import { jobDataFailure } from './results.js';
 export interface JobLogsOptions extends ConnectionFlags {
   jobId: string;
   outputFormat: OutputFormat;
+  follow?: boolean;
+  tail?: number;
 }
 
 /** The SDK names stdout.txt as a Nextflow run's; a bash or WDL job's stdout is the job's own output. */
@@ -24,6 +28,12 @@ const JOB_STDOUT = 'Job output (standard output)';
  */
 export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<void> {
   const conn = resolveConnection(opts, ctx, { workspace: true });
+  if (opts.follow || opts.tail !== undefined) {
+    await withClient(conn, (client) =>
+      followLog(client, ctx, opts.jobId, conn.workspaceId, { tail: opts.tail, follow: Boolean(opts.follow) }),
+    );
+    return;
+  }
   const { logs, nextflow } = await withClient(conn, async (client) => {
     const job = await client.getJobStatus(opts.jobId, conn.workspaceId);
     return { logs: await client.getJobLogs(opts.jobId, conn.workspaceId), nextflow: String(job.jobType ?? '').startsWith('nextflow') };
@@ -40,8 +50,14 @@ export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<vo
 
 export function jobLogsCommand(ctx: CliContext): Command {
   const cmd = new Command('logs')
-    .description('print the URLs of the log files of a job')
-    .requiredOption('--job-id <id>', 'id of the job', jobId);
+    .description("print the URLs of the log files of a job; with --follow or --tail, the job's output itself")
+    .requiredOption('--job-id <id>', 'id of the job', jobId)
+    .option('-f, --follow', 'print the output as the job writes it, until it ends: exit 0 if it completed, 1 if it failed, 3 if aborted')
+    .addOption(
+      new Option('--tail <lines>', 'print the last lines of the output so far (with --follow: then follow)').argParser(
+        integerIn(0, 1_000_000),
+      ),
+    );
   addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: JobLogsOptions) => jobLogs(opts, ctx));
