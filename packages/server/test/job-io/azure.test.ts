@@ -2,6 +2,7 @@ import { after, before, describe } from 'node:test';
 import { startAzurite, type AzuriteServer } from '../../../../test/support/azurite.js';
 import { azureListing, inputScenarios } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
+import { followScenario } from './follow-scenario.js';
 
 describe('job inputs and outputs on Azure Blob Storage (Azurite)', { timeout: 300_000 }, () => {
   let azurite: AzuriteServer;
@@ -21,4 +22,5 @@ describe('job inputs and outputs on Azure Blob Storage (Azurite)', { timeout: 30
       embeddedType: 'AzureBlobFile',
     },
   );
+  followScenario(() => w);
 });

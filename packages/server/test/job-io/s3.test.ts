@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { s3BackendEnv, startS3Server, type S3TestServer } from '../../../../test/support/s3-server.js';
 import { gone, inputScenarios, s3Listing } from './scenarios.js';
 import { ioWorld, type IoWorld } from './world.js';
+import { followScenario } from './follow-scenario.js';
 
 describe('job inputs and outputs on S3 (s3rver)', { timeout: 300_000 }, () => {
   let s3: S3TestServer;
@@ -21,6 +22,7 @@ describe('job inputs and outputs on S3 (s3rver)', { timeout: 300_000 }, () => {
     await s3?.stop();
   });
   inputScenarios(() => w, s3Listing, { embeddedType: 'S3File' });
+  followScenario(() => w);
 
   it("uploads a running job's logs every RUNYARD_LOG_SYNC_MS; a forced abort saves its logs and nothing else", async () => {
     const r = await w.submitBash('echo started; echo partial > "$RUNYARD_RESULTS_DIR/partial.txt"; sleep 600; :', []);

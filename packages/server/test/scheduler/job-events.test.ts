@@ -3,38 +3,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
+import { sseReader, type Sse } from '../sse-reader.js';
 import { startBashJobServer, type BashJobServer } from './bash-job-server.js';
-
-interface Sse {
-  event: string;
-  id?: string;
-  data: any;
-}
-
-/** Reads a text/event-stream reply event by event. */
-function sseReader(body: ReadableStream<Uint8Array>) {
-  const reader = body.pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>).getReader();
-  let buffer = '';
-  return {
-    async next(): Promise<Sse | null> {
-      for (;;) {
-        const end = buffer.indexOf('\n\n');
-        if (end >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const lines = block.split('\n').filter((l) => !l.startsWith(':'));
-          if (!lines.length) continue;
-          const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
-          return { event: field('event')!, id: field('id'), data: JSON.parse(field('data')!) };
-        }
-        const { value, done } = await reader.read();
-        if (done) return null;
-        buffer += value;
-      }
-    },
-    cancel: () => reader.cancel(),
-  };
-}
 
 // GET /api/runyard/jobs/{id}/events: a job's log and status as they happen (Server-Sent Events).
 describe('following a job live', { timeout: 300_000 }, () => {
