@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '@runyard/server';
@@ -14,6 +14,7 @@ import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-
 import { connectionArgs } from '../../../cli/test/support/connection-args.js';
 import { runCli } from '../../../cli/test/support/run-cli.js';
 import { FIXTURE_BIN, waitFor } from '../scheduler/helpers.js';
+import { sseReader, type Sse } from '../sse-reader.js';
 
 // Jobs through the whole server on the real Slurm cluster: submitted over HTTP as the public client
 // sends HPC jobs, run by the scheduler that main.ts starts, with the Slurm executor.
@@ -122,6 +123,29 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     // The job's parameters reach it word for word through the batch script: as "$1" "$2", and appended to the
     // command (as the local executor does).
     assert.match(log, new RegExp(`on debug as ${slurmJobId} with \\[--greeting\\] \\[hello world\\] --greeting hello world\\n`));
+  });
+
+  it("a Slurm job's log is followed live (GET /api/runyard/jobs/{id}/events) while it runs there, to its end", async () => {
+    const id = await submitBash('echo early; while [ ! -e go ]; do sleep 0.1; done; echo late; true');
+    const r = await fetch(`${server.url}/api/runyard/jobs/${id}/events?teamId=${ws}`, { headers: { apikey } });
+    assert.equal(r.status, 200);
+    const sse = sseReader(r.body!);
+    let text = '';
+    let end: Sse | null = null;
+    while (!text.includes('early\n')) {
+      const e = await sse.next();
+      assert.ok(e && e.event !== 'end', 'the stream ended before the job wrote its first line');
+      if (e.event === 'log') text += e.data.text;
+    }
+    assert.equal((await job(id)).status, 'running');
+    writeFileSync(path.join(jobPaths(server.config.dataDir, ws, id).work, 'go'), '');
+    for (let e = await sse.next(); e; e = await sse.next()) {
+      if (e.event === 'log') text += e.data.text;
+      if (e.event === 'end') end = e;
+    }
+    assert.deepEqual(end?.data, { status: 'completed', statusMessage: null, exitCode: 0 });
+    assert.equal(text, readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'));
+    assert.ok(text.endsWith('early\nlate\n'), text);
   });
 
   it('a Nextflow job sent as the public client sends HPC jobs runs in Slurm with the fixture nextflow', async () => {
