@@ -41,6 +41,7 @@ export const ROUTE_ROLES = {
   jobRequestPayload: 'viewer',
   jobArrayFileMetadata: 'viewer',
   jobEvents: 'viewer',
+  storageObject: 'viewer',
   jobCosts: 'viewer',
   instanceTypeList: 'viewer',
   queueList: 'viewer',

@@ -571,6 +571,16 @@ export const ROUTES = {
     querystring: folder.FoldersQuery,
     response: Type.Array(folder.FolderItem),
   }),
+  storageObject: route({
+    method: 'GET',
+    path: '/api/runyard/storage/object',
+    summary: 'The bytes of one object of the workspace (Range: bytes=start-end answers 206 with that part)',
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    querystring: folder.StorageObjectQuery,
+  }),
   bucketContents: route({
     method: 'GET',
     path: '/api/v1/data-access/s3/bucket-contents',

@@ -137,6 +137,14 @@ export const ItemsReply = Type.Object({
 export const FoldersQuery = Type.Object({ teamId: Type.String({ minLength: 1 }), id: ObjectId, status: StatusFilter });
 export type FoldersQuery = Static<typeof FoldersQuery>;
 
+/** `GET /api/runyard/storage/object`: one object of a bucket (or Azure container) of the workspace. */
+export const StorageObjectQuery = Type.Object({
+  teamId: Type.String({ minLength: 1 }),
+  bucket: Type.String({ minLength: 1, maxLength: 255 }),
+  key: Type.String({ minLength: 1, maxLength: 1024 }),
+});
+export type StorageObjectQuery = Static<typeof StorageObjectQuery>;
+
 export const BucketContentsQuery = Type.Object({
   teamId: Type.String({ minLength: 1 }),
   bucket: Type.String({ minLength: 1, maxLength: 255 }),

@@ -30,6 +30,8 @@ export interface RouteRequest<Q = any, B = any, P = any> {
   query: Q;
   body: B;
   params: P;
+  /** The request's headers (names lowercased). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export type Handler = (req: RouteRequest, deps: AppDeps) => Promise<unknown>;

@@ -7,6 +7,7 @@ import { requireRole } from '../services/roles.js';
 import { workspaceContext } from '../services/workspaces.js';
 import { compileBodyValidator } from './body-validator.js';
 import { EventStream } from './event-stream.js';
+import { RawReply } from './raw-reply.js';
 import type { AppDeps, Handlers } from './handler.js';
 import { neededRole } from './route-access.js';
 
@@ -72,9 +73,17 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
       },
       handler: async (request, reply) => {
         const result = await handler(
-          { user: request.user, ctx: request.ctx!, query: request.query, body: request.body, params: request.params },
+          {
+            user: request.user,
+            ctx: request.ctx!,
+            query: request.query,
+            body: request.body,
+            params: request.params,
+            headers: request.headers,
+          },
           deps,
         );
+        if (result instanceof RawReply) return reply.status(result.status).headers(result.headers).send(result.body);
         if (result instanceof EventStream) {
           // Answered by the stream itself (text/event-stream), not serialized.
           void reply.hijack();

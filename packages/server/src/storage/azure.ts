@@ -7,6 +7,7 @@ import {
   type ContainerListBlobFlatSegmentResponse,
 } from '@azure/storage-blob';
 import {
+  type ByteRange,
   BlobKeyError,
   BlobNotFoundError,
   type BlobEntry,
@@ -169,11 +170,13 @@ export class AzureBlobStore implements BlobStore {
     }
   }
 
-  async get(bucket: string, key: string): Promise<Readable> {
+  async get(bucket: string, key: string, range?: ByteRange): Promise<Readable> {
     const container = this.container(bucket);
     checkKey(key);
     try {
-      const out = await container.getBlobClient(key).download();
+      const out = await container
+        .getBlobClient(key)
+        .download(range?.start ?? 0, range?.end === undefined ? undefined : range.end - (range.start ?? 0) + 1);
       return (out.readableStreamBody as Readable | undefined) ?? Readable.from([]);
     } catch (e) {
       if (statusOf(e) === 404) throw new BlobNotFoundError(bucket, key);

@@ -47,14 +47,23 @@ export interface BlobStat {
   lastModified: Date;
 }
 
+/** Bytes `start` to `end` (included; to the end of the object when absent), counted from 0. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
 export interface BlobStore {
   readonly kind: BlobStoreKind;
   /** Entries under the folder `prefix`, in key order. A bucket or folder that does not exist lists as empty. */
   list(bucket: string, prefix: string, options?: ListOptions): Promise<ListPage>;
   /** Writes an object, replacing any object at that key; readers see the old or the new object, never a part. BlobNotFoundError when the bucket does not exist. */
   put(bucket: string, key: string, body: Buffer | Readable, options?: PutOptions): Promise<{ size: number }>;
-  /** The object's bytes. BlobNotFoundError when there is no object at that key (or no bucket). */
-  get(bucket: string, key: string): Promise<Readable>;
+  /**
+   * The object's bytes (with a range: from byte `start`, to byte `end` included when given).
+   * BlobNotFoundError when there is no object at that key (or no bucket).
+   */
+  get(bucket: string, key: string, range?: ByteRange): Promise<Readable>;
   /** Size and time of the object, or null when there is none. */
   stat(bucket: string, key: string): Promise<BlobStat | null>;
   /** Removes the object; removing an object that does not exist is not an error. */

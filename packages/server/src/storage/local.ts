@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { quoted } from '../errors/quoted.js';
 import {
+  type ByteRange,
   BlobKeyError,
   BlobNotFoundError,
   type BlobEntry,
@@ -145,7 +146,7 @@ export class LocalBlobStore implements BlobStore {
 
   // ---- reading -----------------------------------------------------------------------------------------------
 
-  async get(bucket: string, key: string): Promise<Readable> {
+  async get(bucket: string, key: string, range?: ByteRange): Promise<Readable> {
     const real = await this.existingFile(bucket, key);
     const handle = await open(real, 'r');
     try {
@@ -154,7 +155,7 @@ export class LocalBlobStore implements BlobStore {
       await handle.close();
       throw e;
     }
-    return handle.createReadStream();
+    return handle.createReadStream(range ? { start: range.start, ...(range.end !== undefined && { end: range.end }) } : {});
   }
 
   async stat(bucket: string, key: string): Promise<BlobStat | null> {

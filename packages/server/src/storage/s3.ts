@@ -20,6 +20,7 @@ import {
   type ListObjectsV2CommandOutput,
 } from '@aws-sdk/client-s3';
 import {
+  type ByteRange,
   BlobKeyError,
   BlobNotFoundError,
   type BlobEntry,
@@ -253,11 +254,13 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async get(bucket: string, key: string): Promise<Readable> {
+  async get(bucket: string, key: string, range?: ByteRange): Promise<Readable> {
     checkBucket(bucket);
     checkKey(key);
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range && { Range: `bytes=${range.start}-${range.end ?? ''}` }) }),
+      );
       return (out.Body as Readable | undefined) ?? Readable.from([]);
     } catch (e) {
       if (isNotFound(e)) throw new BlobNotFoundError(bucket, key);

@@ -46,6 +46,7 @@ describe('T4: cross-tenant matrix over every route', () => {
     assert.equal(upload.statusCode, 201, upload.body);
     v.file = upload.json()._id;
     v.fileKey = Buffer.from(upload.json().s3ObjectKey).toString('base64');
+    v.fileObjectKey = upload.json().s3ObjectKey;
     const folder = await call(w.s, 'POST', `/api/v1/folders/virtual?teamId=${ws}`, {
       name: `${SECRET}-dir`,
       parent: { kind: 'Dataset', id: v.dataset },
@@ -132,6 +133,11 @@ describe('T4: cross-tenant matrix over every route', () => {
       jobGet: { method: 'GET', url: `/api/v1/jobs/${v.job}?${T}`, expect: 404 },
       jobRequestPayload: { method: 'GET', url: `/api/v1/jobs/${v.job}/request-payload?${T}`, expect: 404 },
       jobCosts: { method: 'GET', url: `/api/v1/jobs/${v.job}/costs/compute?${T}`, expect: 404 },
+      storageObject: {
+        method: 'GET',
+        url: `/api/runyard/storage/object?bucket=runyard-${v.ws}&key=${encodeURIComponent(v.fileObjectKey)}&${T}`,
+        expect: 404,
+      },
       jobEvents: { method: 'GET', url: `/api/runyard/jobs/${v.job}/events?${T}`, expect: 404 },
       jobArrayFileMetadata: {
         method: 'GET',

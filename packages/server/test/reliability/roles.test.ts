@@ -127,6 +127,13 @@ describe('T14: roles matrix over every route', () => {
           return { method: 'GET', url: `/api/runyard/jobs/${id}/events?${T()}` };
         },
       },
+      storageObject: {
+        role: 'viewer',
+        probe: async (a) => ({
+          method: 'GET',
+          url: `/api/runyard/storage/object?bucket=runyard-${w.ws}&key=${encodeURIComponent((await file(a)).key)}&${T()}`,
+        }),
+      },
       jobArrayFileMetadata: {
         role: 'viewer',
         probe: async (a) => {
