@@ -32,8 +32,10 @@ import {
   type WorkdirDeletionStatus,
 } from './job-data/deletion-status.js';
 import { getFolderDeletionStatus, getFolderItemsDeletionStatus } from './job-data/folder-status.js';
-import { getJobLogs } from './job-data/job-logs.js';
-import { getJobResults } from './job-data/job-results.js';
+import { getJobLogs, getJobLogsFolder } from './job-data/job-logs.js';
+import { downloadFolder, downloadObject, type Downloaded, type DownloadOptions, type StoredObject } from './storage/download.js';
+import { parseStorageAddress } from './job-data/storage-address.js';
+import { getJobResults, getJobResultsFolder } from './job-data/job-results.js';
 import { getJobWorkdir, type WorkdirOptions } from './job-data/job-workdir.js';
 import { getParentJob, getRelatedJobs, type RelatedJob } from './job-data/related-jobs.js';
 import { getStorageContents } from './job-data/storage-contents.js';
@@ -328,6 +330,35 @@ export class RunyardClient {
   /** The jobs sharing a working directory, across all pages of `limit`: job id → summary. */
   getRelatedJobs(workspaceId: string, workdirFolderId: string, limit = 100): Promise<Record<string, RelatedJob>> {
     return getRelatedJobs(this.transport, workspaceId, workdirFolderId, limit);
+  }
+
+  /** The whole results folder of a completed job as a storage URL (for `job results --download`), checked as getJobResults does. */
+  getJobResultsFolder(jobId: string, workspaceId: string): Promise<string> {
+    return getJobResultsFolder(this.transport, jobId, workspaceId);
+  }
+
+  /** The folder of a job's logs as a storage URL (for `job logs --download`). */
+  getJobLogsFolder(jobId: string, workspaceId: string): Promise<string> {
+    return getJobLogsFolder(this.transport, jobId, workspaceId);
+  }
+
+  /**
+   * Downloads one object of the workspace's storage to `file` (`GET /api/runyard/storage/object`):
+   * skipped when the file already has its size, resumed from `<file>.part` when a download stopped.
+   */
+  downloadObject(workspaceId: string, object: StoredObject, file: string, options?: DownloadOptions): Promise<Downloaded> {
+    return downloadObject(this.transport, workspaceId, object, file, options);
+  }
+
+  /** Downloads every object under a storage URL (`s3://bucket/prefix` or `az://...`) into `dir`, keeping their paths. */
+  downloadFolder(
+    workspaceId: string,
+    url: string,
+    dir: string,
+    options?: DownloadOptions & { onListed?: (objects: StoredObject[]) => void },
+  ): Promise<Downloaded[]> {
+    const a = parseStorageAddress(url);
+    return downloadFolder(this.transport, workspaceId, { name: a.cloudName, meta: a.cloudMeta }, a.container, a.path, dir, options);
   }
 
   /** The File Explorer of a project (found by name with the projects search unless its id is given). */

@@ -74,6 +74,15 @@ export { JOB_LIST_STATUSES, MAX_JOB_LIST_PAGE_SIZE, type JobListOptions, type Jo
 export { findQueueByName, queueId, type JobQueueListOptions, type FetchJobQueueIdOptions } from './jobs-api/queues.js';
 export { fixPayloadBooleans, JOB_BODY_TEXT_FIELDS } from './jobs-api/payload-booleans.js';
 export { type SendJobOptions } from './jobs-api/send-job.js';
+export {
+  downloadObject,
+  downloadFolder,
+  pathInside,
+  listObjects,
+  type Downloaded,
+  type DownloadOptions,
+  type StoredObject,
+} from './storage/download.js';
 export { followJob, type FollowJobOptions, type JobEvent } from './jobs-api/job-events.js';
 export { retrieveArrayFileColumns, type ArrayFileColumn, type ArrayFileColumns } from './jobs-api/array-file.js';
 export { revisionFromJob, type CloneOrResumeOptions } from './jobs-api/clone.js';

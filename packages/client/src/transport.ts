@@ -130,11 +130,14 @@ export class Transport {
   }
 
   /**
-   * Sends a GET whose reply is a stream (text/event-stream): resolves with the response once its
-   * status is 200, to be read as it comes; a status >= 400 is read whole and thrown as ApiError.
+   * Sends a GET whose reply is a stream (events, a download): resolves with the response once its
+   * status is below 400, to be read as it comes; a status >= 400 is read whole and thrown as ApiError.
    * Aborting `signal` ends the request.
    */
-  stream(path: string, { query, signal }: { query?: Query; signal?: AbortSignal } = {}): Promise<http.IncomingMessage> {
+  stream(
+    path: string,
+    { query, signal, headers }: { query?: Query; signal?: AbortSignal; headers?: Record<string, string> } = {},
+  ): Promise<http.IncomingMessage> {
     const url = new URL(this.baseUrl.toString());
     url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
     url.search = encodeQuery(query);
@@ -143,7 +146,7 @@ export class Transport {
       const req = lib.request(url, {
         method: 'GET',
         agent: this.#agent,
-        headers: { accept: 'text/event-stream', apikey: this.#apikey },
+        headers: { accept: 'text/event-stream', apikey: this.#apikey, ...headers },
         ...(signal && { signal }),
       });
       req.on('response', (res) => {

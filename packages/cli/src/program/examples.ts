@@ -83,6 +83,7 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
   'job results': [
     ex('the URL of the results', `job results --job-id ${JOB}`),
+    ex('copy them into ./results (again: only what is missing)', `job results --job-id ${JOB} --download results`),
     ex('delete them without asking', `job results --job-id ${JOB} --delete --yes`),
   ],
   'job workdir': [
@@ -104,6 +105,10 @@ export const EXAMPLES: Record<string, Example[]> = {
       "bash job --workflow-name ubuntu --command 'echo $RUNYARD_PARAM_NAME' -p --name=world",
     ),
     ex('on an HPC cluster', `bash job --workflow-name ubuntu --command hostname --execution-platform hpc --hpc-id ${HPC}`),
+  ],
+  'datasets download': [
+    ex('a file into the current directory', 'datasets download --project-name demo Data/samples.csv'),
+    ex('a folder with its tree into ./downloads', 'datasets download --project-name demo "Analyses Results/run-1" downloads'),
   ],
   'bash array-job': [
     ex('the columns of an array file', 'bash array-job --project-name demo --array-file Data/samples.csv --list-columns'),

@@ -18,12 +18,7 @@ export const LOG_DISPLAY_NAMES: Readonly<Record<string, string>> = {
  * `logs` prefix. Every file there, by display name, with its `s3://` or `az://` URL.
  */
 export async function getJobLogs(t: Transport, jobId: string, workspaceId: string): Promise<Record<string, string>> {
-  const job = await jobOfWorkspace(t, jobId, workspaceId);
-  assertStarted(job, 'Logs');
-  if (!('logs' in job) || !job.logs) throw new RunyardValueError('Logs are not available.');
-  const logs = job.logs as StorageLocation;
-  const cloud = await findCloud(t, workspaceId, logs);
-  const { container, prefix } = containerAndPrefix(cloud, logs, 'logs');
+  const { cloud, container, prefix } = await logsLocation(t, jobId, workspaceId);
   const contents = await getStorageContents(t, cloud.cloudName, cloud.cloudMeta, container, prefix, workspaceId);
   const out: Record<string, string> = {};
   for (const item of contents) {
@@ -31,4 +26,20 @@ export async function getJobLogs(t: Transport, jobId: string, workspaceId: strin
     out[LOG_DISPLAY_NAMES[item.name] ?? item.name] = storageUrl(cloud, container, item.path, workspaceId);
   }
   return out;
+}
+
+/** Where a started job's logs are. */
+async function logsLocation(t: Transport, jobId: string, workspaceId: string) {
+  const job = await jobOfWorkspace(t, jobId, workspaceId);
+  assertStarted(job, 'Logs');
+  if (!('logs' in job) || !job.logs) throw new RunyardValueError('Logs are not available.');
+  const logs = job.logs as StorageLocation;
+  const cloud = await findCloud(t, workspaceId, logs);
+  return { cloud, ...containerAndPrefix(cloud, logs, 'logs') };
+}
+
+/** The folder of a job's logs, as a storage URL (`s3://bucket/prefix`, `az://...`): what `job logs --download` fetches. */
+export async function getJobLogsFolder(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+  const { cloud, container, prefix } = await logsLocation(t, jobId, workspaceId);
+  return storageUrl(cloud, container, prefix, workspaceId);
 }

@@ -19,6 +19,24 @@ import type { JobFolderRef, StorageLocation } from './types.js';
  * first directory named `results` there, else of the first directory; none is a NoResultDirectoriesError.
  */
 export async function getJobResults(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+  const { cloud, container, prefix } = await completedResults(t, jobId, workspaceId);
+  const contents = await getStorageContents(t, cloud.cloudName, cloud.cloudMeta, container, prefix, workspaceId);
+  const dir = contents.find((i) => i.isDir && i.name === 'results') ?? contents.find((i) => i.isDir);
+  if (!dir) throw new NoResultDirectoriesError();
+  return storageUrl(cloud, container, dir.path, workspaceId);
+}
+
+/**
+ * The whole results folder of a completed job as a storage URL (what `job results --download`
+ * copies), after the same checks as getJobResults: completed, its results folder not deleted.
+ */
+export async function getJobResultsFolder(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+  const { cloud, container, prefix } = await completedResults(t, jobId, workspaceId);
+  return storageUrl(cloud, container, prefix, workspaceId);
+}
+
+/** The checks of get_job_results, and where the results are. */
+async function completedResults(t: Transport, jobId: string, workspaceId: string) {
   requireWorkspace(workspaceId);
   const { status } = await getJobStatus(t, jobId, workspaceId);
   if (status !== 'completed') throw new JobNotCompletedError(jobId, status);
@@ -29,9 +47,5 @@ export async function getJobResults(t: Transport, jobId: string, workspaceId: st
   const results = job.results as StorageLocation | undefined;
   if (!results || typeof results !== 'object') throw new RunyardValueError('Results are not available.');
   const cloud = await findCloud(t, workspaceId, (job.logs as StorageLocation | undefined) ?? results);
-  const { container, prefix } = containerAndPrefix(cloud, results, 'results');
-  const contents = await getStorageContents(t, cloud.cloudName, cloud.cloudMeta, container, prefix, workspaceId);
-  const dir = contents.find((i) => i.isDir && i.name === 'results') ?? contents.find((i) => i.isDir);
-  if (!dir) throw new NoResultDirectoriesError();
-  return storageUrl(cloud, container, dir.path, workspaceId);
+  return { cloud, ...containerAndPrefix(cloud, results, 'results') };
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import type { CliContext } from '../../context.js';
 import { datasetsCpCommand } from './cp.js';
+import { datasetsDownloadCommand } from './download.js';
 import { datasetsLsCommand } from './ls.js';
 import { datasetsMkdirCommand } from './mkdir.js';
 import { datasetsMvCommand } from './mv.js';
@@ -10,12 +11,13 @@ import { datasetsUploadCommand } from './upload.js';
 
 export function datasetsNoun(ctx: CliContext): Command {
   return new Command('datasets')
-    .description("a project's File Explorer (Data, Analyses Results, Cohorts): list, move, rename, copy, create, delete, upload")
+    .description("a project's File Explorer (Data, Analyses Results, Cohorts): list, move, rename, copy, create, delete, upload, download")
     .addCommand(datasetsLsCommand(ctx))
     .addCommand(datasetsMvCommand(ctx))
     .addCommand(datasetsRenameCommand(ctx))
     .addCommand(datasetsCpCommand(ctx))
     .addCommand(datasetsMkdirCommand(ctx))
     .addCommand(datasetsRmCommand(ctx))
-    .addCommand(datasetsUploadCommand(ctx));
+    .addCommand(datasetsUploadCommand(ctx))
+    .addCommand(datasetsDownloadCommand(ctx));
 }

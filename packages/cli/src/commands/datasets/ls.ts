@@ -6,6 +6,7 @@ import { addListOutputOptions, type ListOutputFlags } from '../../output/format.
 import type { ListView } from '../../output/list-view.js';
 import { addDatasetsOptions, checkedPath, failed, withDatasets, type DatasetsFlags } from './common.js';
 import { colourOn } from '../../output/colour.js';
+import { formatBytes } from '../../output/bytes.js';
 
 export interface DatasetsLsOptions extends DatasetsFlags, ListOutputFlags {
   details?: boolean;
@@ -28,17 +29,6 @@ function ownerOf(i: ExplorerItem): string {
 
 const rawSize = (i: ExplorerItem): number | undefined =>
   typeof i.sizeInBytes === 'number' ? i.sizeInBytes : typeof i.size === 'number' ? i.size : undefined;
-
-export function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let u = 0;
-  while (Math.abs(v) >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(1)} ${units[u]}`;
-}
 
 const sizeOf = (i: ExplorerItem) => {
   const n = rawSize(i);

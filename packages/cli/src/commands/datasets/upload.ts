@@ -5,7 +5,7 @@ import type { CliContext } from '../../context.js';
 import { UsageError } from '../../errors/cli-error.js';
 import { loadSdk } from '../../sdk.js';
 import { addDatasetsOptions, checkedPath, failed, withDatasets, type DatasetsFlags } from './common.js';
-import { formatBytes } from './ls.js';
+import { formatBytes } from '../../output/bytes.js';
 
 export interface DatasetsUploadOptions extends DatasetsFlags {
   name?: string;

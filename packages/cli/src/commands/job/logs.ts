@@ -5,6 +5,7 @@ import { resolveConnection, type ConnectionFlags } from '../../config/connection
 import type { CliContext } from '../../context.js';
 import { integerIn } from '../../options/integer.js';
 import { jobId } from '../../options/object-id.js';
+import { downloadJobFolder } from './download.js';
 import { followLog } from './follow-log.js';
 import { emitRecords } from '../../output/emit-record.js';
 import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
@@ -15,6 +16,7 @@ export interface JobLogsOptions extends ConnectionFlags {
   outputFormat: OutputFormat;
   follow?: boolean;
   tail?: number;
+  download?: string;
 }
 
 /** The SDK names stdout.txt as a Nextflow run's; a bash or WDL job's stdout is the job's own output. */
@@ -28,6 +30,14 @@ const JOB_STDOUT = 'Job output (standard output)';
  */
 export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<void> {
   const conn = resolveConnection(opts, ctx, { workspace: true });
+  if (opts.download) {
+    const dir = opts.download;
+    await withClient(conn, async (client) => {
+      const url = await client.getJobLogsFolder(opts.jobId, conn.workspaceId).catch((e) => jobDataFailure(e, opts.jobId, 'logs'));
+      await downloadJobFolder(client, ctx, conn.workspaceId, url, dir);
+    });
+    return;
+  }
   if (opts.follow || opts.tail !== undefined) {
     await withClient(conn, (client) =>
       followLog(client, ctx, opts.jobId, conn.workspaceId, { tail: opts.tail, follow: Boolean(opts.follow) }),
@@ -53,6 +63,7 @@ export function jobLogsCommand(ctx: CliContext): Command {
     .description("print the URLs of the log files of a job; with --follow or --tail, the job's output itself")
     .requiredOption('--job-id <id>', 'id of the job', jobId)
     .option('-f, --follow', 'print the output as the job writes it, until it ends: exit 0 if it completed, 1 if it failed, 3 if aborted')
+    .option('--download <dir>', 'copy the log files into this local directory (resumes, skips files already there)')
     .addOption(
       new Option('--tail <lines>', 'print the last lines of the output so far (with --follow: then follow)').argParser(
         integerIn(0, 1_000_000),

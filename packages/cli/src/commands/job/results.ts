@@ -11,6 +11,7 @@ import { emitRecords } from '../../output/emit-record.js';
 import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
 import { loadSdk } from '../../sdk.js';
 import { jobId } from '../../options/object-id.js';
+import { downloadJobFolder } from './download.js';
 
 export interface JobDataDeleteOptions extends ConnectionFlags {
   jobId: string;
@@ -19,6 +20,8 @@ export interface JobDataDeleteOptions extends ConnectionFlags {
   delete?: boolean;
   yes?: boolean;
   verbose?: boolean;
+  /** A local directory to copy the files into. */
+  download?: string;
 }
 
 /**
@@ -175,6 +178,10 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
       return;
     }
     try {
+      if (opts.download) {
+        const folder = await client.getJobResultsFolder(opts.jobId, conn.workspaceId);
+        return await downloadJobFolder(client, ctx, conn.workspaceId, folder, opts.download);
+      }
       const url = await client.getJobResults(opts.jobId, conn.workspaceId);
       const record = { job_id: opts.jobId, results: url };
       await emitRecords(opts.outputFormat, ctx, {
@@ -201,7 +208,8 @@ export function jobDataCommand(name: string, description: string, what: string):
     .option('--status', `print the deletion status of the ${what} instead`)
     .option('--delete', `delete the ${what} (asks first unless -y)`)
     .option('-y, --yes', 'do not ask before deleting')
-    .option('--verbose', 'print more about what is done');
+    .option('--verbose', 'print more about what is done')
+    .option('--download <dir>', `copy the files of the ${what} into this local directory (resumes, skips files already there)`);
   addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd;

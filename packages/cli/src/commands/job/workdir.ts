@@ -3,6 +3,7 @@ import { withClient } from '../../config/connect.js';
 import { resolveConnection } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
 import { emitRecords } from '../../output/emit-record.js';
+import { downloadJobFolder } from './download.js';
 import {
   deleteJobData,
   emitDeletionStatus,
@@ -42,6 +43,7 @@ export async function jobWorkdir(opts: JobDataDeleteOptions, ctx: CliContext): P
     const workdir = await client
       .getJobWorkdir(opts.jobId, conn.workspaceId, { warn: (m) => ctx.stderr.write(`${m}\n`) })
       .catch((e) => jobDataFailure(e, opts.jobId, 'working directory'));
+    if (opts.download) return downloadJobFolder(client, ctx, conn.workspaceId, workdir, opts.download);
     const record = { job_id: opts.jobId, workdir };
     const text = `Working directory for job ${opts.jobId}: ${workdir}\n`;
     await emitRecords(opts.outputFormat, ctx, { text, json: record, columns: Object.keys(record), records: [record] });

@@ -9,7 +9,7 @@ import { emitList } from '../../output/emit-list.js';
 import { addListOutputOptions, type ListOutputFlags } from '../../output/format.js';
 import type { ListView } from '../../output/list-view.js';
 import { loadSdk } from '../../sdk.js';
-import { formatBytes } from '../datasets/ls.js';
+import { formatBytes } from '../../output/bytes.js';
 
 export interface StorageLsOptions extends ConnectionFlags, ListOutputFlags {}
 
