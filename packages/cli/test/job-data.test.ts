@@ -240,8 +240,12 @@ describe('runyard job logs, results, workdir and related', { timeout: 300_000 },
       `GET /api/v1/jobs/${id}?teamId=W`,
       `GET /api/v2/jobs?limit=100&page=1&sort=-createdAt&archived.status=false&workDirectory.folderId=${folders.work}&teamId=W`,
       `GET /api/v1/folders/?id=${folders.work}&status=ready&teamId=W`,
+      `GET /api/v1/jobs/${id}?teamId=W`,
     ]);
-    assert.match(r.stderr, new RegExp(`Parent job link: ${w.proxy.url}/app/advanced-analytics/analyses/${id} \\(${id}\\)\n`));
+    assert.match(
+      r.stderr,
+      new RegExp(`Parent job link: ${w.proxy.url}/app/advanced-analytics/analyses/${id} \\(${id}, "[^"]+", \\w+\\)\n`),
+    );
     assert.match(r.stderr, /Total related analyses found: 1\n/);
     assert.match(
       r.stdout,

@@ -37,7 +37,7 @@ import { downloadFolder, downloadObject, type Downloaded, type DownloadOptions, 
 import { parseStorageAddress } from './job-data/storage-address.js';
 import { getJobResults, getJobResultsFolder } from './job-data/job-results.js';
 import { getJobWorkdir, type WorkdirOptions } from './job-data/job-workdir.js';
-import { getParentJob, getRelatedJobs, type RelatedJob } from './job-data/related-jobs.js';
+import { getParentJob, getRelatedJobs, type ParentJob, type RelatedJob } from './job-data/related-jobs.js';
 import { getStorageContents } from './job-data/storage-contents.js';
 import type { CloudMeta, CloudName, FolderItemsStatus, FolderRecord, StorageContent } from './job-data/types.js';
 
@@ -323,7 +323,7 @@ export class RunyardClient {
   }
 
   /** get_parent_job: the id of the job that made the folder, or null. */
-  getParentJob(workspaceId: string, folderId: string): Promise<string | null> {
+  getParentJob(workspaceId: string, folderId: string): Promise<ParentJob | null> {
     return getParentJob(this.transport, workspaceId, folderId);
   }
 

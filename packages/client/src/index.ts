@@ -105,7 +105,7 @@ export { LOG_DISPLAY_NAMES } from './job-data/job-logs.js';
 export { type WorkdirOptions } from './job-data/job-workdir.js';
 export { JOB_DATA_MODES, type JobDataMode, type JobDataDeletion } from './job-data/delete-job-data.js';
 export { type ResultsDeletionStatus, type WorkdirDeletionStatus, type StatusItem } from './job-data/deletion-status.js';
-export { type RelatedJob } from './job-data/related-jobs.js';
+export { type ParentJob, type RelatedJob } from './job-data/related-jobs.js';
 export {
   DELETION_STATUSES,
   type StorageLocation,

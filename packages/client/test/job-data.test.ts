@@ -108,8 +108,14 @@ describe('SDK job data: logs, results, work directory, deletion and related jobs
   it('get_parent_job and the related jobs of a working directory', async () => {
     const folder = folderOf(doc, 'workDirectory');
     let n = w.proxy.requests.length;
-    assert.equal(await w.client.getParentJob(ws, folder), id);
-    assert.deepEqual(w.since(n), [`GET /api/v1/folders/?id=${folder}&status=ready&teamId=W`]);
+    const parent = await w.client.getParentJob(ws, folder);
+    assert.equal(parent?.id, id);
+    assert.equal(parent?.name, doc.name);
+    assert.equal(parent?.status, doc.status);
+    assert.equal(parent?.createdAt, doc.createdAt);
+    const user = doc.user as { name: string; surname: string; email: string };
+    assert.deepEqual(parent?.user, { name: user.name, surname: user.surname, email: user.email });
+    assert.deepEqual(w.since(n), [`GET /api/v1/folders/?id=${folder}&status=ready&teamId=W`, `GET /api/v1/jobs/${id}?teamId=W`]);
     n = w.proxy.requests.length;
     const related = await w.client.getRelatedJobs(ws, folder, 2);
     assert.deepEqual(w.since(n), [

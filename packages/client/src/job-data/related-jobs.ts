@@ -1,5 +1,5 @@
 // get_parent_job and the jobs related by a working directory (seed contract §4.1, wire reference §2.1).
-import { RunyardValueError } from '../errors.js';
+import { ApiError, RunyardValueError } from '../errors.js';
 import type { JobDocument } from '../jobs-api/types.js';
 import type { Transport } from '../transport.js';
 import type { FolderRecord } from './types.js';
@@ -18,15 +18,46 @@ export interface RelatedJob {
   computeCostSpent: number | null | undefined;
 }
 
-/** `GET /api/v1/folders/?id=F&status=ready&teamId=W`: the id of the job that made the folder (`[0].parent.id`), or null. */
-export async function getParentJob(t: Transport, workspaceId: string, folderId: string): Promise<string | null> {
+/** The job that made a folder, as get_parent_job gives it. */
+export interface ParentJob {
+  id: string;
+  /** From the job's document; absent when it cannot be read (another workspace's job). */
+  name?: string;
+  status?: string;
+  jobType?: string;
+  createdAt?: string;
+  user?: { name?: string; surname?: string; email?: string };
+}
+
+/**
+ * get_parent_job: `GET /api/v1/folders/?id=F&status=ready&teamId=W` for the id of the job that made
+ * the folder (`[0].parent.id`), then `GET /api/v1/jobs/{id}` for its details. Null when the folder
+ * names no job.
+ */
+export async function getParentJob(t: Transport, workspaceId: string, folderId: string): Promise<ParentJob | null> {
   if (!folderId) throw new RunyardValueError('A folder id is required.');
   const reply = await t.request<FolderRecord[]>('GET', '/api/v1/folders/', {
     query: { id: folderId, status: 'ready', teamId: workspaceId },
   });
   const first = Array.isArray(reply) ? reply[0] : undefined;
   const id = (first?.parent as { id?: unknown } | undefined)?.id;
-  return typeof id === 'string' && id ? id : null;
+  if (typeof id !== 'string' || !id) return null;
+  let job: JobDocument;
+  try {
+    job = await t.request<JobDocument>('GET', `/api/v1/jobs/${encodeURIComponent(id)}`, { query: { teamId: workspaceId } });
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return { id };
+    throw e;
+  }
+  const user = job.user as ParentJob['user'] | undefined;
+  return {
+    id,
+    name: job.name,
+    status: job.status,
+    ...(typeof job.jobType === 'string' && { jobType: job.jobType }),
+    ...(typeof job.createdAt === 'string' && { createdAt: job.createdAt }),
+    ...(user && { user: { name: user.name, surname: user.surname, email: user.email } }),
+  };
 }
 
 function runTimeOf(start: unknown, end: unknown): number | null {

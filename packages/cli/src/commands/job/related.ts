@@ -84,7 +84,11 @@ export async function jobRelated(opts: JobRelatedOptions, ctx: CliContext): Prom
       );
     } else {
       const parent = await client.getParentJob(conn.workspaceId, workDirectory.folderId);
-      ctx.stderr.write(parent ? `Parent job link: ${jobUrl(conn.platformUrl, parent)} (${parent})\n` : 'No parent job found\n');
+      ctx.stderr.write(
+        parent
+          ? `Parent job link: ${jobUrl(conn.platformUrl, parent.id)} (${parent.id}${parent.name ? `, "${parent.name}", ${parent.status}` : ''})\n`
+          : 'No parent job found\n',
+      );
     }
     ctx.stderr.write(`Total related analyses found: ${Object.keys(related).length}\n`);
     if (opts.outputFormat !== 'json') return emitList(Object.values(related), RELATED_VIEW, opts, ctx);
