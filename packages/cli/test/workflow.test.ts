@@ -134,8 +134,6 @@ describe('runyard workflow import|list|branches (local git mirrors)', () => {
     assert.match(refused, /^Error: [^\n]*http[^\n]* \(HTTP 400\)\n$/);
     const elsewhere = await fails(['workflow', 'import', '-w', 'https://evil.example/a/b', '--workflow-name', 'x']);
     assert.match(elsewhere, /^Error: [^\n]*evil\.example[^\n]* \(HTTP 400\)\n$/);
-    const duplicate = await fails(['workflow', 'import', '-w', 'https://github.com/acme/rnatoy', '--workflow-name', 'rnatoy']);
-    assert.match(duplicate, /^Error: [^\n]*rnatoy[^\n]* \(HTTP 409\)\n$/);
     const empty = await fails(['workflow', 'import', '-w', 'https://github.com/acme/empty', '--workflow-name', 'empty']);
     assert.match(empty, /^Error: [^\n]+ \(HTTP 400\)\n$/);
     const missing = await fails(['workflow', 'import', '-w', 'https://github.com/acme/missing', '--workflow-name', 'missing']);

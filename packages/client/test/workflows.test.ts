@@ -90,7 +90,7 @@ describe('SDK workflows (import from local git mirrors)', () => {
     assert.equal(await client.detectWorkflow('hello', ws), 'wdl');
   });
 
-  it('refuses a repository with no workflow, an unreachable one and a duplicate, each with a clear 4xx', async () => {
+  it('refuses a repository with no workflow and an unreachable one, each with a clear 4xx', async () => {
     await assert.rejects(
       client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/empty', workflowName: 'empty' }),
       (e: unknown) => e instanceof ApiError && e.status === 400,
@@ -98,10 +98,6 @@ describe('SDK workflows (import from local git mirrors)', () => {
     await assert.rejects(
       client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/missing', workflowName: 'missing' }),
       (e: unknown) => e instanceof NotFoundError,
-    );
-    await assert.rejects(
-      client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy' }),
-      (e: unknown) => e instanceof ApiError && e.status === 409,
     );
     await assert.rejects(client.importWorkflow(ws, { workflowUrl: 'not a url', workflowName: 'x' }), RunyardValueError);
   });
@@ -194,6 +190,15 @@ describe('SDK workflows (import from local git mirrors)', () => {
     );
     assert.match(branches.branches[0].commit.sha, /^[0-9a-f]{40}$/);
     await assert.rejects(client.getBranches(ws, { repositoryIdentifier: '12345', owner: 'nobody' }), NotFoundError);
+  });
+
+  it('imports the same repository under the same name again, as CloudOS does: the newest is chosen with last', async () => {
+    const once = await client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy-again' });
+    const twice = await client.importWorkflow(ws, { workflowUrl: 'https://github.com/acme/rnatoy', workflowName: 'rnatoy-again' });
+    assert.notEqual(once, twice);
+    const lookup = { resource: 'workflows', workspaceId: ws, name: 'rnatoy-again' } as const;
+    await assert.rejects(client.fetchIdByName(lookup), /More than one workflow found with name "rnatoy-again"/);
+    assert.equal(await client.fetchIdByName({ ...lookup, last: true }), twice);
   });
 
   it('creates container workflows (admin only), marks modules, archives and unarchives', async () => {

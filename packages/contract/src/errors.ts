@@ -25,7 +25,7 @@ export const ERROR_CODES = {
   PROJECT_NOT_FOUND: { status: 404, message: 'Project not found.' },
   PROJECT_NAME_TAKEN: { status: 409, message: 'A project with this name already exists.' },
   WORKFLOW_NOT_FOUND: { status: 404, message: 'Workflow not found.' },
-  WORKFLOW_EXISTS: { status: 409, message: 'This workflow has already been imported under this name.' },
+  WORKFLOW_EXISTS: { status: 409, message: 'A container workflow with this name already exists.' },
   WORKFLOW_NOT_DETECTED: { status: 400, message: 'No workflow could be found in the repository.' },
   GIT_URL_REFUSED: { status: 400, message: 'The repository URL is not allowed.' },
   REPOSITORY_NOT_FOUND: { status: 404, message: 'The repository could not be found or read.' },

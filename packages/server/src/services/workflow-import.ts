@@ -39,21 +39,7 @@ export async function importWorkflow(
     if (e instanceof WorkflowDetectionError) throw new AppError('WORKFLOW_NOT_DETECTED', e.message);
     throw e;
   }
-  const duplicate = await db
-    .selectFrom('workflows')
-    .select('id')
-    .where('workspace_id', '=', ctx.workspaceId)
-    .where('name', '=', body.name)
-    .where('repository_url', '=', repo.url)
-    .where('main_file', '=', detected.mainFile)
-    .where('archived', '=', 0)
-    .executeTakeFirst();
-  if (duplicate) {
-    throw new AppError(
-      'WORKFLOW_EXISTS',
-      `Workflow ${quoted(body.name)} from ${repo.url} (${detected.mainFile}) is already imported as ${duplicate.id}.`,
-    );
-  }
+  // The same repository may be imported again under the same name, as CloudOS allows: clients pick the newest with `last`.
   const platform = canonicalPlatform(body.repository.platform ?? body.platform ?? 'github');
   const id = await insertWorkflow(db, {
     workspace_id: ctx.workspaceId,
