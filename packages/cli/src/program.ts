@@ -18,6 +18,7 @@ import { inheritGlobalOptions, noColorOption } from './program/global-options.js
 import { addExamples, configureHelpLayout } from './program/help-layout.js';
 import { checkRequiredOptions, deferRequiredOptions } from './program/required-options.js';
 import { cliVersion } from './version.js';
+import { userNoun } from './commands/user/docker-login.js';
 
 function* descendants(cmd: Command): Generator<Command> {
   for (const sub of cmd.commands) {
@@ -52,6 +53,7 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(instanceTypesNoun(ctx))
     .addCommand(datasetsNoun(ctx))
     .addCommand(storageNoun(ctx))
+    .addCommand(userNoun(ctx))
     .addCommand(adminNoun(ctx))
     .addCommand(serverNoun(ctx))
     .addCommand(completionCommand(ctx))

@@ -93,6 +93,15 @@ export class RunyardClient {
     return users.getUserInfo(this.transport);
   }
 
+  /** Links (or replaces) the caller's docker registry account: jobs with dockerLogin pull with it. The password is never returned. */
+  linkDockerRegistry(account: { registry: string; username: string; password: string }): Promise<users.DockerRegistryAccount> {
+    return users.linkDockerRegistry(this.transport, account);
+  }
+
+  unlinkDockerRegistry(registry: string): Promise<void> {
+    return users.unlinkDockerRegistry(this.transport, registry);
+  }
+
   resolveUserId(filterOwner: string, workspaceId: string): Promise<string> {
     return users.resolveUserId(this.transport, filterOwner, workspaceId);
   }

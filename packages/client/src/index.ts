@@ -122,3 +122,4 @@ export { pathSegments, splitParent, requireDataPath, ANALYSES_RESULTS, ANALYSES_
 export { isFolder, kindOf, type ExplorerItem, type FolderContent, type ItemKind, type ParentKind } from './datasets/types.js';
 export { StreamUploader, type UploaderOptions } from './datasets/upload.js';
 export type { JobCostsOptions } from './jobs-api/costs.js';
+export type { DockerRegistryAccount } from './users.js';

@@ -22,3 +22,24 @@ export async function resolveUserId(t: Transport, filterOwner: string, workspace
   if (!match) throw new RunyardValueError(`User "${filterOwner}" was not found in workspace "${workspaceId}".`);
   return match.id ?? match._id;
 }
+
+/** A docker registry account the user linked, as users/me lists it (never its password). */
+export interface DockerRegistryAccount {
+  registry: string;
+  username: string;
+  createdAt: string;
+}
+
+/** Links (or replaces) the caller's account at a docker registry: `PUT /api/runyard/users/me/docker-registries`. */
+export function linkDockerRegistry(
+  t: Transport,
+  account: { registry: string; username: string; password: string },
+): Promise<DockerRegistryAccount> {
+  if (!account.password) throw new RunyardValueError('A password (or access token) is required.');
+  return t.request<DockerRegistryAccount>('PUT', '/api/runyard/users/me/docker-registries', { body: account });
+}
+
+/** Unlinks the caller's account at a docker registry. */
+export async function unlinkDockerRegistry(t: Transport, registry: string): Promise<void> {
+  await t.request('DELETE', '/api/runyard/users/me/docker-registries', { query: { registry } });
+}

@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   DELETION_CONFLICT: { status: 409, message: 'The folder is already deleted or being deleted.' },
   STORAGE_NOT_FOUND: { status: 404, message: 'Bucket, container or path not found in this workspace.' },
   INVALID_STORAGE_PATH: { status: 400, message: 'The storage path or key is not valid.' },
+  REGISTRY_NOT_FOUND: { status: 404, message: 'No docker registry account of yours at this registry.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not within the object.' },
   UPLOAD_TOO_LARGE: { status: 413, message: 'The upload is larger than 5 GiB.' },
   ROUTE_NOT_FOUND: { status: 404, message: 'Route not found.' },

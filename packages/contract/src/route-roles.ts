@@ -27,6 +27,8 @@ export const ROUTE_ROLES = {
   health: 'public',
   openapi: 'public',
   userMe: 'user',
+  dockerRegistryPut: 'user',
+  dockerRegistryDelete: 'user',
   // The teamId is optional, so the job's workspace membership is checked in the query; a read.
   jobGet: 'user',
 

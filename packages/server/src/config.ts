@@ -73,6 +73,12 @@ export const CONFIG_KEYS = {
     default: 'all' as 'all' | 'api' | 'scheduler',
     doc: 'What this process does: all (the API and the scheduler, the embedded default), api (serves the API, runs no job) or scheduler (runs jobs, serves no API). Processes of any roles share one database.',
   },
+  secretKeyFile: {
+    env: 'RUNYARD_SECRET_KEY_FILE',
+    schema: Type.String(),
+    default: '',
+    doc: "File of the server's 32-byte key that seals secrets kept in the database (users' docker registry passwords); made (0600) on first use. Empty: <dataDir>/secret.key. Every process on the same database needs the same file.",
+  },
   apiThreadNice: {
     env: 'RUNYARD_API_THREAD_NICE',
     schema: Type.Integer({ minimum: 0, maximum: 19 }),
@@ -358,6 +364,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
+  out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   return Object.freeze(out) as Config;

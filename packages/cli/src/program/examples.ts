@@ -110,6 +110,12 @@ export const EXAMPLES: Record<string, Example[]> = {
     ex('a file into the current directory', 'datasets download --project-name demo Data/samples.csv'),
     ex('a folder with its tree into ./downloads', 'datasets download --project-name demo "Analyses Results/run-1" downloads'),
   ],
+  user: [ex('link your Docker Hub account (the token from stdin)', 'user docker-login --registry docker.io --username me < token.txt')],
+  'user docker-login': [
+    ex('link your Docker Hub account (the token from stdin)', 'user docker-login --registry docker.io --username me < token.txt'),
+    shell('a GitHub container registry token', 'echo "$GHCR_TOKEN" | runyard user docker-login --registry ghcr.io --username me'),
+  ],
+  'user docker-logout': [ex('unlink it', 'user docker-logout --registry docker.io')],
   'bash array-job': [
     ex('the columns of an array file', 'bash array-job --project-name demo --array-file Data/samples.csv --list-columns'),
     ex(

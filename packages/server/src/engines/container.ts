@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
@@ -8,6 +9,7 @@ import { jobResources } from '../instance-types/job-resources.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters, type TaskParameter } from './parameters.js';
 import { arrayTaskParameters } from './array-rows.js';
+import { withRegistryLogin } from './registry-login.js';
 import { arrayDirOf, arrayDriverArgv, taskLogsDirOf, writeArrayRows } from './array-task.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
@@ -60,6 +62,8 @@ export const containerEngine: Engine = {
       return arrayTask(job, paths, inputs, { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble });
     }
     if (!runtime) {
+      if (job.docker_login === 1)
+        preamble.push('Runyard: dockerLogin has no effect here: no container runtime is configured, so no image is pulled.');
       preamble.unshift(
         `Runyard: no container runtime is configured; this job runs on the host${image ? `, not in the image ${image}` : ''}.`,
       );
@@ -100,9 +104,14 @@ export const containerEngine: Engine = {
       image,
       ...bash,
     ];
+    // batch.dockerLogin: first a login with the user's account at the image's registry (its variables are not the container's).
+    const login =
+      job.docker_login === 1
+        ? withRegistryLogin(runtime, argv, image, inputs?.registryAccounts ?? [], path.join(paths.control, `registry-auth-${job.attempt}`))
+        : null;
     return {
-      argv,
-      env,
+      argv: login?.argv ?? argv,
+      env: login ? { ...env, ...login.env } : env,
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble,

@@ -112,6 +112,11 @@ export const nextflowEngine: Engine = {
     if (job.nextflow_version) Object.assign(env, { NXF_VER: job.nextflow_version });
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
     preamble.push(...(inputs?.notes ?? []));
+    // The processes' images are pulled by Nextflow's own container settings, which Runyard does not log in for.
+    if (job.docker_login === 1)
+      preamble.push(
+        "Runyard: dockerLogin has no effect on Nextflow jobs here: Nextflow pulls its processes' images with its own settings.",
+      );
     const { readable, writable } = home;
     return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble, readable, writable };
   },

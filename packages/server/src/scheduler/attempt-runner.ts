@@ -139,7 +139,7 @@ export class AttemptRunner {
       await mkdir(paths.work, { recursive: true });
       await pullWorkDir(this.ctx, paths);
     });
-    const inputs = await stageInputs({ db, blobs }, job, this.paths.inputs);
+    const inputs = await stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, this.paths.inputs);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
     const queue = job.queue_id
       ? await db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', job.queue_id).executeTakeFirst()

@@ -8,6 +8,7 @@ import { quoted } from '../errors/quoted.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { planArrayJob } from './job-array.js';
+import { listRegistryAccounts } from './docker-registries.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { admitJob } from './job-admission.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
@@ -124,6 +125,13 @@ export async function submitJob(
   }
   if (body.arrayFile || body.customScriptFile) checkBashExtras(config, body, workflow, placement.hpcId);
   if (body.customScriptFile) await checkScriptFile(db, ctx.workspaceId, body.customScriptFile);
+  // A platform module pulls its own images: dockerLogin is not for it (the public client drops it too).
+  const dockerLogin = body.batch?.dockerLogin === true && !(MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
+  if (dockerLogin && !(await listRegistryAccounts(db, ctx.user.id)).length)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'batch.dockerLogin needs a docker registry account linked to your user, and none is: runyard user docker-login --registry R --username U.',
+    );
   const platform = body.executionPlatform ?? 'aws';
   const sizing = {
     workflow_type: workflowType,
@@ -200,6 +208,7 @@ export async function submitJob(
         start_time: null,
         end_time: null,
         hpc_id: placement.hpcId,
+        docker_login: dockerLogin ? 1 : 0,
         array_size: array?.size ?? null,
         array_limit: array?.limit ?? null,
         ...folders,

@@ -6,6 +6,7 @@ import { containsText } from '../store/like.js';
 import type { Database, UserTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { AuthUser, Context } from './context.js';
+import { listRegistryAccounts } from './docker-registries.js';
 
 function toAdminUser(row: Selectable<UserTable>): AdminUser {
   return {
@@ -37,7 +38,7 @@ export async function getMe(db: Kysely<Database>, user: AuthUser): Promise<UserM
     surname: row.surname,
     email: row.email,
     isAdmin: row.is_admin === 1,
-    dockerRegistriesCredentials: [],
+    dockerRegistriesCredentials: await listRegistryAccounts(db, user.id),
     workspaces,
     createdAt: row.created_at,
   };

@@ -8,6 +8,7 @@ import { pullFile } from '../storage/blob-sync.js';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
 import { isPathInside } from '../storage/local.js';
 import { storageDepsOf } from '../storage/storage-deps.js';
+import { unseal } from '../store/secret-box.js';
 import type { FolderRow, JobRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 import { globToRegExp } from './glob.js';
@@ -59,11 +60,15 @@ export interface JobInputs {
   arrayFile?: string;
   /** Bash jobs with a customScriptFile: the path of the script. */
   customScript?: string;
+  /** Jobs with dockerLogin: the registry accounts of the job's user, unsealed for the task's login only. */
+  registryAccounts?: { registry: string; username: string; password: string }[];
 }
 
 export interface StageDeps {
   db: Kysely<Database>;
   blobs: BlobStore;
+  /** The key that unseals secrets of the database (a job's registry accounts). */
+  secretKeyFile?: string;
 }
 
 /** Most objects one glob input may look through, and most bytes of a parametersFile. */
@@ -264,6 +269,25 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
       const format = paramsFileFormat(where.name) ?? paramsFileFormat(where.key) ?? 'json';
       const text = (await readAll(blobs, where.bucket, where.key, MAX_PARAMS_FILE_BYTES)).toString('utf8');
       return parseParamsFile(text, format);
+    });
+  }
+  if (job.docker_login === 1) {
+    if (!deps.secretKeyFile)
+      throw new EngineError('The job logs in to its registry, and this server has no secret key to read the account with.');
+    const keyFile = deps.secretKeyFile;
+    const rows = await db
+      .selectFrom('docker_registries')
+      .select(['registry', 'username', 'password_sealed'])
+      .where('user_id', '=', job.user_id)
+      .execute();
+    out.registryAccounts = rows.map((r) => {
+      try {
+        return { registry: r.registry, username: r.username, password: unseal(keyFile, r.password_sealed) };
+      } catch {
+        throw new EngineError(
+          `The docker registry account at "${r.registry}" cannot be read with this server's secret key (RUNYARD_SECRET_KEY_FILE); link it again.`,
+        );
+      }
     });
   }
   out.readPaths = [...new Set(out.readPaths)];

@@ -9,6 +9,7 @@ import * as queueNetwork from './migrations/0007-queue-network.js';
 import * as externalIdText from './migrations/0008-external-id-text.js';
 import * as hpcClusters from './migrations/0009-hpc-clusters.js';
 import * as arrayJobs from './migrations/0010-array-jobs.js';
+import * as dockerRegistries from './migrations/0011-docker-registries.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-external-id-text': externalIdText,
   '0009-hpc-clusters': hpcClusters,
   '0010-array-jobs': arrayJobs,
+  '0011-docker-registries': dockerRegistries,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -163,6 +163,19 @@ export interface JobTable {
   array_limit?: number | null;
   /** Bash array jobs: ArrayTaskCounts as JSON, kept by the scheduler while the job runs. */
   array_tasks_json?: string | null;
+  /** 1: the task logs in to its image's registry with its user's linked account (batch.dockerLogin). */
+  docker_login?: Generated<number>;
+}
+
+export interface DockerRegistryTable {
+  id: string;
+  user_id: string;
+  registry: string;
+  username: string;
+  /** store/secret-box.ts */
+  password_sealed: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface HpcClusterTable {
@@ -238,4 +251,5 @@ export interface Database {
   folders: FolderTable;
   files: FileTable;
   hpc_clusters: HpcClusterTable;
+  docker_registries: DockerRegistryTable;
 }

@@ -60,6 +60,7 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     array_size: null,
     array_limit: null,
     array_tasks_json: null,
+    docker_login: 0,
     ...rest,
   };
 }

@@ -47,6 +47,12 @@ describe('T4: cross-tenant matrix over every route', () => {
     v.file = upload.json()._id;
     v.fileKey = Buffer.from(upload.json().s3ObjectKey).toString('base64');
     v.fileObjectKey = upload.json().s3ObjectKey;
+    const linked = await call(w.s, 'PUT', '/api/runyard/users/me/docker-registries', {
+      registry: 'victim.example.org',
+      username: 'victim',
+      password: 'p',
+    });
+    assert.equal(linked.statusCode, 200, linked.body);
     const folder = await call(w.s, 'POST', `/api/v1/folders/virtual?teamId=${ws}`, {
       name: `${SECRET}-dir`,
       parent: { kind: 'Dataset', id: v.dataset },
@@ -71,6 +77,14 @@ describe('T4: cross-tenant matrix over every route', () => {
       health: 'open',
       openapi: 'open',
       userMe: { method: 'GET', url: '/api/v1/users/me', expect: 'own' },
+      dockerRegistryPut: {
+        method: 'PUT',
+        url: '/api/runyard/users/me/docker-registries',
+        body: { registry: 'ghcr.io', username: 'mallory', password: 'x' },
+        expect: 'own',
+      },
+      // The victim's account at victim.example.org is not the caller's to remove.
+      dockerRegistryDelete: { method: 'DELETE', url: '/api/runyard/users/me/docker-registries?registry=victim.example.org', expect: 404 },
       userSearch: { method: 'GET', url: `/api/v1/users/search-assist?q=admin&${T}`, expect: 'own' },
       projectList: { method: 'GET', url: `/api/v2/projects?search=demo&${T}`, expect: 'own' },
       projectCreate: { method: 'POST', url: `/api/v1/projects?${T}`, body: { name: 'mine-2' }, expect: 'own' },

@@ -95,6 +95,29 @@ describe('T14: roles matrix over every route', () => {
       health: { role: 'public', probe: get('/api/runyard/health') },
       openapi: { role: 'public', probe: get('/api/runyard/openapi.json') },
       userMe: { role: 'user', probe: get('/api/v1/users/me') },
+      dockerRegistryPut: {
+        role: 'user',
+        probe: async (a) => ({
+          method: 'PUT',
+          url: '/api/runyard/users/me/docker-registries',
+          body: { registry: `${unique('r', a)}.example.org`, username: 'u', password: 'p' },
+        }),
+      },
+      dockerRegistryDelete: {
+        role: 'user',
+        probe: async (a) => {
+          const registry = `${unique('d', a)}.example.org`;
+          const r = await call(
+            w.s,
+            'PUT',
+            '/api/runyard/users/me/docker-registries',
+            { registry, username: 'u', password: 'p' },
+            a.tenant.apikey,
+          );
+          assert.equal(r.statusCode, 200, r.body);
+          return { method: 'DELETE', url: `/api/runyard/users/me/docker-registries?registry=${registry}` };
+        },
+      },
       jobGet: { role: 'user', probe: async (a) => ({ method: 'GET', url: `/api/v1/jobs/${await jobOf(a)}?${T()}` }) },
 
       userSearch: { role: 'viewer', probe: get(`/api/v1/users/search-assist?q=user&${T()}`) },

@@ -18,6 +18,7 @@ export const STATE_TABLES = [
   'folders',
   'files',
   'hpc_clusters',
+  'docker_registries',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */
