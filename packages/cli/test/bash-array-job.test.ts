@@ -88,6 +88,32 @@ describe('runyard bash array-job', { timeout: 300_000 }, () => {
     ]);
   });
 
+  it('an array job runs to completion (one task per row), and its clone runs the same rows again', async () => {
+    const r = await run([
+      ...arrayJob,
+      '--array-file',
+      'Data/samples.csv',
+      '--command',
+      'printf "%s\\n" "$RUNYARD_PARAM_SAMPLE" > "$RUNYARD_RESULTS_DIR/$RUNYARD_ARRAY_INDEX.txt"; true',
+      '-a',
+      '--sample=title',
+      '--wait-completion',
+      '--request-interval',
+      '0.1',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const id = r.stdout.trim();
+    const job = await w.client.getJobStatus(id, w.ws);
+    assert.deepEqual(job.arrayTasks, { total: 2, queued: 0, running: 0, completed: 2, failed: 0, atOnce: 2 });
+    const clone = await run(['job', 'clone', '--job-id', id, '--wait-completion', '--request-interval', '0.1']);
+    assert.equal(clone.code, 0, clone.stderr);
+    const cloneId = clone.stdout.trim();
+    assert.notEqual(cloneId, id);
+    assert.deepEqual((await payload(cloneId)).arrayFile, (await payload(id)).arrayFile);
+    const cloned = await w.client.getJobStatus(cloneId, w.ws);
+    assert.deepEqual(cloned.arrayTasks, { total: 2, queued: 0, running: 0, completed: 2, failed: 0, atOnce: 2 });
+  });
+
   it('--custom-script-path sends the script file and its name as the command; --separator tab is sent as tab', async () => {
     const r = await run([
       ...arrayJob,
