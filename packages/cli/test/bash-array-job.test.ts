@@ -105,6 +105,9 @@ describe('runyard bash array-job', { timeout: 300_000 }, () => {
     const id = r.stdout.trim();
     const job = await w.client.getJobStatus(id, w.ws);
     assert.deepEqual(job.arrayTasks, { total: 2, queued: 0, running: 0, completed: 2, failed: 0, atOnce: 2 });
+    const details = await run(['job', 'details', '--job-id', id]);
+    assert.equal(details.code, 0, details.stderr);
+    assert.match(details.stdout, /Array tasks\s+2 completed, 0 running, 0 queued, 0 failed of 2 \(2 at a time\)/);
     const clone = await run(['job', 'clone', '--job-id', id, '--wait-completion', '--request-interval', '0.1']);
     assert.equal(clone.code, 0, clone.stderr);
     const cloneId = clone.stdout.trim();

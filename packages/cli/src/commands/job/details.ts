@@ -39,6 +39,13 @@ function revisionText(job: JobDocument): Value {
   return [named, r.commit && `commit ${String(r.commit)}`].filter(Boolean).join(', ') || undefined;
 }
 
+/** A bash array job's `arrayTasks`: "7 completed, 2 running, 1 queued, 0 failed of 10 (2 at a time)". */
+function arrayTasksText(job: JobDocument): Value {
+  const a = job.arrayTasks as Record<string, number> | undefined;
+  if (!a) return undefined;
+  return `${a.completed} completed, ${a.running} running, ${a.queued} queued, ${a.failed} failed of ${a.total} (${a.atOnce} at a time)`;
+}
+
 /** Runyard's `hpcCluster` key: "name (id)". */
 function hpcClusterText(job: JobDocument): Value {
   const name = scalar(at(job, 'hpcCluster.name'));
@@ -86,6 +93,7 @@ export function detailRows(job: JobDocument, platformUrl: string, sdk: Sdk): Arr
     ['Storage', job.storageSizeInGb !== undefined && job.storageSizeInGb !== null ? `${String(job.storageSizeInGb)} GB` : undefined],
     ['Job queue', scalar(queue)],
     ['HPC cluster', hpcClusterText(job)],
+    ['Array tasks', arrayTasksText(job)],
     ['Partition', scalar(at(job, 'hpcCluster.partition'))],
     ['Slurm job id', scalar(at(job, 'hpcCluster.slurmJobId'))],
     ['Resumable', scalar(job.resumable)],
