@@ -6,8 +6,8 @@ import type { AuthUser, Context } from '../services/context.js';
 import { requireRole } from '../services/roles.js';
 import { workspaceContext } from '../services/workspaces.js';
 import { compileBodyValidator } from './body-validator.js';
-import { EventStream } from './event-stream.js';
-import { RawReply } from './raw-reply.js';
+import { EventStream } from '../services/event-stream.js';
+import { RawReply } from '../services/raw-reply.js';
 import type { AppDeps, Handlers } from './handler.js';
 import { neededRole } from './route-access.js';
 

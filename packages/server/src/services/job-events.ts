@@ -4,7 +4,7 @@ import { TERMINAL_JOB_STATUSES, type JobStatus } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { stdoutFileOf } from '../engines/task-env.js';
-import { EventStream, type EventSink } from '../http/event-stream.js';
+import { EventStream, type EventSink } from './event-stream.js';
 import { jobPaths, taskPaths } from '../scheduler/job-paths.js';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';

@@ -2,7 +2,7 @@ import type { StorageObjectQuery } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import { RawReply } from '../http/raw-reply.js';
+import { RawReply } from './raw-reply.js';
 import { canAccess } from '../staging/workspace-access.js';
 import type { ByteRange } from '../storage/blob-store.js';
 import { checkBucket, checkContainer, checkKey, nameOf } from '../storage/keys.js';
