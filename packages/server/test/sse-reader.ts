@@ -29,3 +29,27 @@ export function sseReader(body: ReadableStream<Uint8Array>) {
     cancel: () => reader.cancel(),
   };
 }
+
+type Reader = ReturnType<typeof sseReader>;
+
+/** The log text read until it holds `marker`; the stream must not end first. */
+export async function logUntil(sse: Reader, marker: string): Promise<string> {
+  let text = '';
+  while (!text.includes(marker)) {
+    const e = await sse.next();
+    if (!e || e.event === 'end') throw new Error(`the stream ended before the log held ${JSON.stringify(marker)}`);
+    if (e.event === 'log') text += e.data.text;
+  }
+  return text;
+}
+
+/** The rest of a stream: its log text and its end event (null when it closed without one). */
+export async function drain(sse: Reader): Promise<{ text: string; end: Sse | null }> {
+  let text = '';
+  let end: Sse | null = null;
+  for (let e = await sse.next(); e; e = await sse.next()) {
+    if (e.event === 'log') text += e.data.text;
+    if (e.event === 'end') end = e;
+  }
+  return { text, end };
+}

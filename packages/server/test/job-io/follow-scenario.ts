@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import { taskPaths } from '../../src/scheduler/job-paths.js';
-import { sseReader, type Sse } from '../sse-reader.js';
+import { drain, logUntil, sseReader } from '../sse-reader.js';
 import { logsOf, type IoWorld } from './world.js';
 
 /**
@@ -20,28 +20,18 @@ export function followScenario(world: () => IoWorld): void {
     const events = (offset = 0) =>
       fetch(`${w.s.url}/api/runyard/jobs/${id}/events?teamId=${w.ws}&offset=${offset}`, { headers: { apikey: w.s.admin.apikey } });
     const sse = sseReader((await events()).body!);
-    let text = '';
-    let end: Sse | null = null;
-    while (!text.includes('early\n')) {
-      const e = await sse.next();
-      assert.ok(e && e.event !== 'end', 'the stream ended before the job wrote its first line');
-      if (e.event === 'log') text += e.data.text;
-    }
+    const early = await logUntil(sse, 'early\n');
     const work = (await taskPaths(w.s.config.dataDir, w.blobs, { id, workspace_id: w.ws })).work;
     writeFileSync(path.join(work, 'go'), '');
-    for (let e = await sse.next(); e; e = await sse.next()) {
-      if (e.event === 'log') text += e.data.text;
-      if (e.event === 'end') end = e;
-    }
+    const { text: rest, end } = await drain(sse);
+    const text = early + rest;
     assert.equal(end?.data.status, 'completed');
     const doc = await w.finished(id);
     const stored = await w.read(`${logsOf(doc).prefix}/stdout.txt`);
     assert.equal(text, stored);
     assert.ok(stored.endsWith('early\nlate\n'), stored);
     // Again after the end: all of it from the store (the local copies of S3 and Azure jobs are gone).
-    const again = sseReader((await events()).body!);
-    let replay = '';
-    for (let e = await again.next(); e; e = await again.next()) if (e.event === 'log') replay += e.data.text;
+    const replay = (await drain(sseReader((await events()).body!))).text;
     assert.equal(replay, stored);
     const tail = sseReader((await events(Buffer.byteLength(stored) - 'late\n'.length)).body!);
     const first = await tail.next();

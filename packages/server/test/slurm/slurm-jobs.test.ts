@@ -14,7 +14,7 @@ import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-
 import { connectionArgs } from '../../../cli/test/support/connection-args.js';
 import { runCli } from '../../../cli/test/support/run-cli.js';
 import { FIXTURE_BIN, waitFor } from '../scheduler/helpers.js';
-import { sseReader, type Sse } from '../sse-reader.js';
+import { drain, logUntil, sseReader } from '../sse-reader.js';
 
 // Jobs through the whole server on the real Slurm cluster: submitted over HTTP as the public client
 // sends HPC jobs, run by the scheduler that main.ts starts, with the Slurm executor.
@@ -130,19 +130,11 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     const r = await fetch(`${server.url}/api/runyard/jobs/${id}/events?teamId=${ws}`, { headers: { apikey } });
     assert.equal(r.status, 200);
     const sse = sseReader(r.body!);
-    let text = '';
-    let end: Sse | null = null;
-    while (!text.includes('early\n')) {
-      const e = await sse.next();
-      assert.ok(e && e.event !== 'end', 'the stream ended before the job wrote its first line');
-      if (e.event === 'log') text += e.data.text;
-    }
+    const early = await logUntil(sse, 'early\n');
     assert.equal((await job(id)).status, 'running');
     writeFileSync(path.join(jobPaths(server.config.dataDir, ws, id).work, 'go'), '');
-    for (let e = await sse.next(); e; e = await sse.next()) {
-      if (e.event === 'log') text += e.data.text;
-      if (e.event === 'end') end = e;
-    }
+    const { text: rest, end } = await drain(sse);
+    const text = early + rest;
     assert.deepEqual(end?.data, { status: 'completed', statusMessage: null, exitCode: 0 });
     assert.equal(text, readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'));
     assert.ok(text.endsWith('early\nlate\n'), text);
