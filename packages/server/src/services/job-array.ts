@@ -14,6 +14,8 @@ import { quoted } from '../errors/quoted.js';
 import type { JobResources } from '../instance-types/job-resources.js';
 import { capacityOf } from '../scheduler/capacity.js';
 import { idOf, findInputFile } from '../staging/input-refs.js';
+import { readAll } from '../staging/inputs.js';
+import { EngineError } from '../errors/engine-error.js';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';
 
@@ -26,20 +28,14 @@ export interface ArrayPlan {
 }
 
 async function readArrayFile(blobs: BlobStore, bucket: string, key: string, name: string): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
   try {
-    for await (const chunk of await blobs.get(bucket, key)) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_ARRAY_FILE_BYTES)
-        throw new AppError('VALIDATION_FAILED', `arrayFile ${quoted(name)} is larger than ${MAX_ARRAY_FILE_BYTES / 1024 / 1024} MiB.`);
-      chunks.push(chunk as Buffer);
-    }
+    return (await readAll(blobs, bucket, key, MAX_ARRAY_FILE_BYTES)).toString('utf8');
   } catch (e) {
     if (e instanceof BlobNotFoundError) throw new AppError('FILE_NOT_FOUND', `arrayFile ${quoted(name)} is gone from the store.`);
+    if (e instanceof EngineError)
+      throw new AppError('VALIDATION_FAILED', `arrayFile ${quoted(name)} is larger than ${MAX_ARRAY_FILE_BYTES / 1024 / 1024} MiB.`);
     throw e;
   }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**

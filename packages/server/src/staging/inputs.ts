@@ -143,7 +143,8 @@ function inside(root: string, rel: string): string {
   return target;
 }
 
-async function readAll(blobs: BlobStore, bucket: string, key: string, max: number): Promise<Buffer> {
+/** An object's bytes, at most `max` of them (an EngineError beyond). */
+export async function readAll(blobs: BlobStore, bucket: string, key: string, max: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of await blobs.get(bucket, key)) {
