@@ -57,19 +57,13 @@ class LogSource {
     const stat = await this.blobs.stat(this.bucket, this.key);
     if (!stat || stat.size <= offset) return Buffer.alloc(0);
     const chunks: Buffer[] = [];
-    let seen = 0;
-    let taken = 0;
     try {
-      for await (const chunk of await this.blobs.get(this.bucket, this.key)) {
-        const c = chunk as Buffer;
-        const from = Math.max(0, offset - seen);
-        seen += c.length;
-        if (from >= c.length) continue;
-        const part = c.subarray(from, from + (MAX_READ - taken));
-        chunks.push(part);
-        taken += part.length;
-        if (taken >= MAX_READ) break;
-      }
+      // Only the new bytes, at most MAX_READ of them.
+      for await (const chunk of await this.blobs.get(this.bucket, this.key, {
+        start: offset,
+        end: Math.min(stat.size, offset + MAX_READ) - 1,
+      }))
+        chunks.push(chunk as Buffer);
     } catch (e) {
       if (e instanceof BlobNotFoundError) return Buffer.alloc(0);
       throw e;
