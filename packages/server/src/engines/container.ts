@@ -10,7 +10,7 @@ import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters, type TaskParameter } from './parameters.js';
 import { arrayTaskParameters } from './array-rows.js';
 import { withRegistryLogin } from './registry-login.js';
-import { arrayDirOf, arrayDriverArgv, taskLogsDirOf, writeArrayRows } from './array-task.js';
+import { arrayDirOf, taskLogsDirOf, writeArrayRows } from '../executors/array-run.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
 /** $0 of the job's bash. */
@@ -133,7 +133,7 @@ function parameterEnv(parameters: TaskParameter[]): Record<string, string> {
 }
 
 /**
- * A bash array job as one task: the array driver (array-task.ts) runs `one.argv` once per row, each
+ * A bash array job as one array task (executors/array-run.ts): `one.argv` runs once per row, each
  * row with its own parameters' variables, and the index and count as RUNYARD_ARRAY_INDEX (from 0)
  * and RUNYARD_ARRAY_SIZE.
  */
@@ -150,8 +150,7 @@ async function arrayTask(job: JobRow, paths: JobPaths, inputs: JobInputs | undef
   );
   return {
     ...one,
-    argv: arrayDriverArgv(size, limit, arrayDir, taskLogs, one.argv),
-    writable: [arrayDir],
+    array: { size, limit, dir: arrayDir, taskLogsDir: taskLogs },
     preamble: [
       ...(one.preamble ?? []),
       `Runyard: an array job of ${size} tasks (one per row of its array file), ${limit} at a time; each task's output follows ` +

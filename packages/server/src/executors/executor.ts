@@ -1,3 +1,5 @@
+import type { ArrayRun } from './array-run.js';
+
 /** What an engine asks an executor to run: a process, never a shell string built from parameters. */
 export interface TaskSpec {
   /**
@@ -16,8 +18,16 @@ export interface TaskSpec {
   readable?: string[];
   /** Lines written to the log file before the task starts (e.g. "this job runs on the host"). */
   preamble?: string[];
-  /** What the task is given of the machine, enforced by the executor (cgroups locally); none: unlimited. */
+  /**
+   * What the task is given of the machine, enforced by the executor (cgroups locally); none: unlimited.
+   * For an array task, what each of its runs is given.
+   */
   resources?: { cpus: number; memoryGiB: number };
+  /**
+   * An array task: argv runs once per row, each run with its row's variables added to env, at most
+   * `limit` at once (array-run.ts: the array directory's layout, and how each executor runs it).
+   */
+  array?: ArrayRun;
   /**
    * argv that stops what the task started outside its own process tree (a container outlives the
    * kill of its runtime's CLI). The executor runs it, without a shell, when it kills the task and

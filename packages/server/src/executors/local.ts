@@ -1,3 +1,4 @@
+import { localArrayTask } from './array-run.js';
 import { appendLogLines, makeTaskDirectories } from './task-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
@@ -64,7 +65,9 @@ export class LocalExecutor implements Executor {
     private readonly spawner: Spawner = defaultSpawner(),
   ) {}
 
-  async launch(task: TaskSpec, control: AttemptControl): Promise<LocalId> {
+  async launch(spec: TaskSpec, control: AttemptControl): Promise<LocalId> {
+    // An array task runs as one: its driver runs the rows (array-run.ts).
+    const task = spec.array ? localArrayTask({ ...spec, array: spec.array }) : spec;
     makeTaskDirectories(task, control);
     // Kept beside the pid file too: a server that crashes before storing the id still finds how to stop the task.
     if (task.stop) await writeArgvFile(control, 'stop', task.stop);

@@ -1,6 +1,5 @@
 import type { ArrayTaskCounts } from '@runyard/contract';
-import { readdir } from 'node:fs/promises';
-import { arrayDirOf } from '../engines/array-task.js';
+import { arrayDirOf, readArrayMarkers } from '../executors/array-run.js';
 import type { TaskEnd } from '../executors/executor.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 
@@ -9,25 +8,18 @@ export interface ArrayProgress extends ArrayTaskCounts {
   failures: { index: number; exitCode: number }[];
 }
 
-/** Progress of one attempt of an array job, from its array directory's start-<i> and exit-<i>-<code> files (array-task.ts). */
+/** Progress of one attempt of an array job, from its array directory's markers (executors/array-run.ts). */
 export async function readArrayProgress(controlDir: string, attempt: number, total: number): Promise<ArrayProgress> {
-  const names = await readdir(arrayDirOf(controlDir, attempt)).catch(() => [] as string[]);
-  let started = 0;
-  let completed = 0;
-  const failures: { index: number; exitCode: number }[] = [];
-  for (const name of names) {
-    if (/^start-\d+$/.test(name)) started++;
-    const exit = /^exit-(\d+)-(\d+)$/.exec(name);
-    if (!exit) continue;
-    if (exit[2] === '0') completed++;
-    else failures.push({ index: Number(exit[1]), exitCode: Number(exit[2]) });
-  }
-  failures.sort((a, b) => a.index - b.index);
-  const ended = completed + failures.length;
+  const { started, exits } = await readArrayMarkers(arrayDirOf(controlDir, attempt));
+  const failures = [...exits]
+    .filter(([, code]) => code !== 0)
+    .map(([index, exitCode]) => ({ index, exitCode }))
+    .sort((a, b) => a.index - b.index);
+  const completed = exits.size - failures.length;
   return {
     total,
-    queued: Math.max(0, total - started),
-    running: Math.max(0, started - ended),
+    queued: Math.max(0, total - started.size),
+    running: Math.max(0, started.size - exits.size),
     completed,
     failed: failures.length,
     failures,

@@ -155,10 +155,9 @@ export class AttemptRunner {
     task.writable = [this.paths.work, this.paths.logs, this.paths.results, ...(task.writable ?? [])];
     task.readable = [this.paths.control, ...inputs.readPaths, ...(task.readable ?? [])];
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
+    // An array task: what each of its rows is given (the executor holds what the rows running at once need).
     const { cpus, memoryGiB } = jobResources(config, job);
-    // An array job holds what its tasks running at once need.
-    const atOnce = job.array_limit ?? 1;
-    task.resources = { cpus: cpus * atOnce, memoryGiB: memoryGiB * atOnce };
+    task.resources = { cpus, memoryGiB };
     const timeLimit = runTimeLimitSeconds(config, job);
     if (timeLimit !== undefined) task.timeLimitSeconds = timeLimit;
     if (job.attempt > 1)

@@ -45,12 +45,11 @@ function checkParameters(body: JobSubmitBody): void {
   }
 }
 
-/** arrayFile and customScriptFile are for bash jobs; array jobs run on the host's sandbox, not yet on a cluster or in a container. */
+/** arrayFile and customScriptFile are for bash jobs; array jobs run in the sandbox (of the host, or of a cluster's nodes), not yet in a container. */
 function checkBashExtras(
   config: Config,
   body: JobSubmitBody,
   workflow: { workflow_type: string; name: string; container_name: string | null },
-  hpcId: string | null,
 ): void {
   const what = body.arrayFile ? 'arrayFile' : 'customScriptFile';
   if (workflow.workflow_type !== 'docker')
@@ -59,11 +58,6 @@ function checkBashExtras(
       `${what} is for bash jobs (container workflows); ${quoted(workflow.name)} is ${workflow.workflow_type}.`,
     );
   if (!body.arrayFile) return;
-  if (hpcId)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      'Array jobs do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
-    );
   if (config.containerRuntime && workflow.container_name)
     throw new AppError(
       'VALIDATION_FAILED',
@@ -123,7 +117,7 @@ export async function submitJob(
         'do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
     );
   }
-  if (body.arrayFile || body.customScriptFile) checkBashExtras(config, body, workflow, placement.hpcId);
+  if (body.arrayFile || body.customScriptFile) checkBashExtras(config, body, workflow);
   if (body.customScriptFile) await checkScriptFile(db, ctx.workspaceId, body.customScriptFile);
   // A platform module pulls its own images: dockerLogin is not for it (the public client drops it too).
   const dockerLogin = body.batch?.dockerLogin === true && !(MODULE_GROUPS as readonly string[]).includes(workflow.group_name);

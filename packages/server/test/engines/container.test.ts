@@ -9,6 +9,7 @@ import { containerEngine } from '../../src/engines/container.js';
 import { EngineError } from '../../src/engines/engine.js';
 import { parameterEnvName } from '../../src/engines/parameters.js';
 import { engineFor } from '../../src/engines/registry.js';
+import { localArrayTask } from '../../src/executors/array-run.js';
 import { LocalExecutor } from '../../src/executors/local.js';
 import { fakeRuntime } from './fake-runtime.js';
 import { jobRow, pathsFor, workflowRow } from './rows.js';
@@ -93,7 +94,7 @@ describe('container engine', () => {
     assert.ok(options.includes('-v /store/a.txt:/store/a.txt:ro -v /in/reads:/in/reads:ro'), options);
   });
 
-  it("runs an array job as its driver: each row's variables in a 0600 file of the attempt, none in the argv or the task's own environment", async () => {
+  it("runs an array job as an array task (the local executor's driver): each row's variables in a 0600 file of the attempt, none in the argv or the task's own environment", async () => {
     const paths = pathsFor();
     const csv = path.join(paths.root, 'rows.csv');
     mkdirSync(paths.root, { recursive: true });
@@ -114,8 +115,12 @@ describe('container engine', () => {
     const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFile: csv };
     const task = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
     const arrayDir = path.join(paths.control, 'array-3');
-    assert.deepEqual(task.argv.slice(0, 2), ['bash', '-c']);
-    assert.deepEqual(task.argv.slice(3), [
+    // One row's argv, with the rows for the executor to run (the local driver, or a Slurm array).
+    assert.deepEqual(task.argv, ['bash', '-c', `${ARGUMENTS_PROLOGUE} echo "$@"`, 'runyard-job']);
+    assert.deepEqual(task.array, { size: 2, limit: 2, dir: arrayDir, taskLogsDir: path.join(paths.logs, 'tasks') });
+    const local = localArrayTask({ ...task, array: task.array! });
+    assert.deepEqual(local.argv.slice(0, 2), ['bash', '-c']);
+    assert.deepEqual(local.argv.slice(3), [
       'runyard-array',
       '2',
       '2',
@@ -126,7 +131,11 @@ describe('container engine', () => {
       `${ARGUMENTS_PROLOGUE} echo "$@"`,
       'runyard-job',
     ]);
-    assert.deepEqual(task.writable, [arrayDir]);
+    assert.deepEqual(local.writable, [arrayDir]);
+    assert.equal(local.array, undefined);
+    // Each row is given the job's resources: the one sandbox holds what the rows running at once need.
+    const held = localArrayTask({ ...task, array: task.array!, resources: { cpus: 1.5, memoryGiB: 2 } }).resources;
+    assert.deepEqual(held, { cpus: 3, memoryGiB: 4 });
     assert.ok(!Object.keys(task.env).some((k) => k.startsWith('RUNYARD_PARAM_') || k.startsWith('RUNYARD_ARG_')));
     const records = (i: number) =>
       readFileSync(path.join(arrayDir, `env-${i}`), 'utf8')

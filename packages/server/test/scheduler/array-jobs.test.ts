@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { groupMembers } from '../../src/executors/proc.js';
@@ -8,6 +7,7 @@ import { cmdlinesHolding } from '../engines/cmdlines.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { startBashJobServer, type BashJobServer } from './bash-job-server.js';
 import { waitFor } from './helpers.js';
+import { uploadFile } from '../../../../test/support/upload.js';
 
 // Bash array jobs on the local executor, through the API as the public client submits them
 // (wire-api §2.2: arrayFile, arrayFileColumn parameters): one task per data row of the array file.
@@ -21,13 +21,7 @@ describe('array jobs', { timeout: 300_000 }, () => {
   /** Uploads a file into Data; answers its id. */
   async function upload(name: string, text: string, apikey = w.s.admin.apikey, ws = w.ws, projectId?: string): Promise<string> {
     const project = projectId ?? (await w.ok('GET', `/api/v2/projects?teamId=${ws}`)).projects[0]._id;
-    const r = await fetch(`${w.s.url}/api/runyard/datasets/upload?teamId=${ws}&projectId=${project}&name=${encodeURIComponent(name)}`, {
-      method: 'POST',
-      headers: { apikey, 'content-type': 'application/octet-stream' },
-      body: text,
-    });
-    assert.equal(r.status, 201, await r.clone().text());
-    return ((await r.json()) as { _id: string })._id;
+    return uploadFile(w.s.url, apikey, { workspaceId: ws, projectId: project }, name, text);
   }
   const column = (name: string, columnName: string, prefix = '--') => ({
     prefix,
@@ -185,17 +179,6 @@ describe('array jobs', { timeout: 300_000 }, () => {
       404,
       /customScriptFile: file .* not found/,
     );
-    const shared = mkdtempSync(path.join(os.tmpdir(), 'runyard-array-hpc-'));
-    try {
-      const cluster = await w.ok('POST', '/api/runyard/admin/hpc', { name: 'array-dev', partitions: ['debug'], sharedDirectory: shared });
-      await refused(
-        { ...arrayBody(fileId, [column('x', 'a')]), executionPlatform: 'hpc', hpc: cluster.id },
-        400,
-        /Array jobs do not run on HPC clusters yet/,
-      );
-    } finally {
-      rmSync(shared, { recursive: true, force: true });
-    }
     assert.equal(await count(), before);
   });
 

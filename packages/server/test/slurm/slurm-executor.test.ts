@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
+import { writeArrayRows } from '../../src/executors/array-run.js';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
 import { SlurmExecutor, type SlurmId } from '../../src/executors/slurm/slurm-executor.js';
@@ -142,6 +143,44 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
     const end = await executor.wait(late.control, lateId);
     assert.deepEqual(end, { state: 'exited', exitCode: 125 });
     assert.equal(existsSync(path.join(late.task.cwd, 'ran')), false, 'the fenced attempt did not run its task');
+  });
+
+  /** An array task of rows (each row's variables), with its array directory written as the engine writes it. */
+  async function arrayJob(script: string, rows: Record<string, string>[], limit: number) {
+    const j = job(script);
+    const array = {
+      size: rows.length,
+      limit,
+      dir: path.join(j.control.dir, 'array-1'),
+      taskLogsDir: path.join(path.dirname(j.task.logFile), 'tasks'),
+    };
+    await writeArrayRows(array.dir, array.taskLogsDir, rows);
+    return { ...j, task: { ...j.task, array }, array };
+  }
+
+  it('an array task is one Slurm array; a restarted executor reattaches to it by id and by its control files; a fenced one runs no row', async () => {
+    const rows = [0, 1, 2, 3].map((i) => ({ ROW: `r${i}` }));
+    const a = await arrayJob('sleep 2; echo "$ROW"; [ "$ROW" != r2 ] || exit 7', rows, 2);
+    const id = (await executor.launch(a.task, a.control)) as SlurmId;
+    assert.match(scontrol(id.jobId), new RegExp(` ArrayJobId=${id.jobId} .* ArrayTaskThrottle=2 `));
+    const restarted = new SlurmExecutor({ clusters, sandbox: defaultSandbox(), pollMs: 200 });
+    assert.deepEqual(await restarted.inspect(a.control, id), { state: 'running', id });
+    assert.deepEqual(await restarted.inspect(a.control, null), { state: 'running', id }, 'found from attempt-1.slurm');
+    // A row failed: the task's code is 1, as the local driver's; each row's section and the summary are in the log, once.
+    assert.deepEqual(await restarted.wait(a.control, id), { state: 'exited', exitCode: 1 });
+    assert.deepEqual(await executor.inspect(a.control, id), { state: 'exited', exitCode: 1 });
+    const log = readFileSync(a.task.logFile, 'utf8');
+    for (const i of [0, 1, 3]) assert.ok(log.includes(`=== task ${i}: exit code 0 ===\nr${i}\n`), `row ${i}`);
+    assert.ok(log.includes('=== task 2: exit code 7 ===\nr2\n'));
+    assert.equal(log.match(/Runyard: 1 of 4 tasks failed\.\n/g)?.length, 1);
+
+    const late = await arrayJob('touch "$PWD/ran-$ROW"', rows.slice(0, 2), 2);
+    mkdirSync(late.control.dir, { recursive: true });
+    writeFileSync(path.join(late.control.dir, 'attempt-1.slurm'), `${cluster.id}\n`);
+    assert.deepEqual(await restarted.inspect(late.control, null), { state: 'absent' });
+    const lateId = (await executor.launch(late.task, late.control)) as SlurmId;
+    assert.deepEqual(await executor.wait(late.control, lateId), { state: 'exited', exitCode: 1 });
+    assert.deepEqual(readdirSync(late.task.cwd), [], 'the fenced array ran no row');
   });
 
   it('a job Slurm does not know is settled as lost, naming it', async () => {

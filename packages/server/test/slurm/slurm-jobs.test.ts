@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '@runyard/server';
@@ -9,6 +9,7 @@ import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
+import { uploadFile } from '../../../../test/support/upload.js';
 import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
 import { connectionArgs } from '../../../cli/test/support/connection-args.js';
@@ -57,6 +58,13 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
         ...extra,
       })
     ).jobId as string;
+
+  const arrayOf = (fileId: string, column: string) => ({
+    arrayFile: { dataItem: { kind: 'File', item: fileId }, separator: ',' },
+    parameters: [{ prefix: '--', name: column, parameterKind: 'arrayFileColumn', columnName: column, columnIndex: 0 }],
+  });
+  const upload = (name: string, text: string) => uploadFile(server.url, apikey, { workspaceId: ws, projectId }, name, text);
+  const logOf = (id: string) => readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8');
 
   async function start(): Promise<void> {
     const lines: string[] = [];
@@ -219,6 +227,95 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
         assert.match(readFileSync(path.join(jobPaths(server.config.dataDir, ws, id).logs, 'stdout.txt'), 'utf8'), /cli on debug\n/);
       }
     }
+    // bash array-job: one Slurm array, a row per element.
+    await upload('cli-rows.csv', 'n\n1\n2\n3\n');
+    const args = ['bash', 'array-job', '--workflow-name', 'ubuntu', '--array-file', 'Data/cli-rows.csv', '-a', '--n=n'];
+    const r = await runCli([...args, '--command', 'echo "cli row $RUNYARD_PARAM_N"; true', ...hpcArgs, ...connection], {
+      timeoutMs: 180_000,
+    });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const id = r.stdout.trim().split('\n')[0];
+    const doc = await job(id);
+    assert.equal(doc.status, 'completed');
+    assert.equal(doc.arrayTasks.completed, 3);
+    const elements = scontrol(doc.hpcCluster.slurmJobId).trim().split('\n');
+    assert.equal(elements.length, 3);
+    for (const line of elements) assert.match(line, new RegExp(` ArrayJobId=${doc.hpcCluster.slurmJobId} .* JobState=COMPLETED `));
+    for (const n of [1, 2, 3]) assert.match(logOf(id), new RegExp(`exit code 0 ===\\ncli row ${n}\\n`));
+  });
+
+  it('a bash array job of 50 rows runs as one Slurm array (--array=0-49%N): each row reaches its task, one failing row fails the job', async () => {
+    const rows = Array.from({ length: 50 }, (_, i) => (i === 7 ? '"$(touch /tmp/runyard-slurm-array-pwned)"' : `s${i}`));
+    const fileId = await upload('samples.csv', `sample\n${rows.join('\n')}\n`);
+    const id = await submitBash(
+      'printf "%s|%s|%s|%s\\n" "$SLURM_ARRAY_JOB_ID" "$SLURM_ARRAY_TASK_ID" "$RUNYARD_ARRAY_INDEX" "$*" > "$RUNYARD_RESULTS_DIR/row-$RUNYARD_ARRAY_INDEX.txt"; ' +
+        '[ "$RUNYARD_ARRAY_INDEX" != 13 ] || { echo "row 13 fails" >&2; exit 3; }; echo "row $RUNYARD_ARRAY_INDEX of $RUNYARD_ARRAY_SIZE"; true',
+      { ...arrayOf(fileId, 'sample'), resourceRequirements: { cpu: 1, ram: 1 } },
+    );
+    const doc = await ended(id);
+    const log = logOf(id);
+    assert.equal(doc.status, 'failed', log);
+    assert.equal(doc.statusMessage, "1 of 50 tasks failed (task 13: exit code 3); each task's output is in the job's log under its index.");
+    assert.deepEqual(
+      { ...doc.arrayTasks, atOnce: undefined },
+      { total: 50, queued: 0, running: 0, completed: 49, failed: 1, atOnce: undefined },
+    );
+    // One Slurm array: the job's Slurm id is the array's, and each element ran one row, as its array index.
+    const arrayId = doc.hpcCluster.slurmJobId as string;
+    assert.match(arrayId, /^\d+$/);
+    const shown = scontrol(arrayId).trim().split('\n');
+    assert.equal(shown.length, 50);
+    for (const line of shown) {
+      assert.match(line, new RegExp(` ArrayJobId=${arrayId} `));
+      assert.match(line, new RegExp(` ArrayTaskThrottle=${doc.arrayTasks.atOnce} `));
+      assert.match(line, new RegExp(` JobName=runyard-${id}-a1 `));
+      assert.match(line, / NumCPUs=1 /);
+    }
+    assert.equal(shown.filter((l) => / JobState=FAILED /.test(l)).length, 1);
+    assert.equal(shown.filter((l) => / JobState=COMPLETED /.test(l)).length, 49);
+    const results = jobPaths(server.config.dataDir, ws, id).results;
+    for (let i = 0; i < 50; i++) {
+      const value = i === 7 ? rows[7].slice(1, -1) : `s${i}`;
+      assert.equal(readFileSync(path.join(results, `row-${i}.txt`), 'utf8'), `${arrayId}|${i}|${i}|--sample ${value}\n`);
+      if (i !== 13) assert.ok(log.includes(`=== task ${i}: exit code 0 ===\nrow ${i} of 50\n`), `task ${i} in the log`);
+    }
+    assert.ok(!existsSync('/tmp/runyard-slurm-array-pwned'), 'a row value was run as shell text');
+    assert.match(log, /=== task 13: exit code 3 ===\nrow 13 fails\n/);
+    assert.match(log, /Runyard: 1 of 50 tasks failed\.\n$/);
+  });
+
+  it('abort of an array job ends every element of its Slurm array with one scancel; its rows are in the log', async () => {
+    const fileId = await upload('sleepers.csv', `n\n${Array.from({ length: 6 }, (_, i) => String(i)).join('\n')}\n`);
+    const id = await submitBash('echo "row $RUNYARD_ARRAY_INDEX up"; sleep 300; true', {
+      ...arrayOf(fileId, 'n'),
+      resourceRequirements: { cpu: 1, ram: 1 },
+    });
+    const running = await waitFor(`array job ${id} to run a row`, async () => {
+      const doc = await job(id);
+      return doc.status === 'running' && doc.arrayTasks.running > 0 ? doc : undefined;
+    });
+    assert.equal(running.arrayTasks.total, 6);
+    await api('PUT', `/api/v2/jobs/${id}/abort?teamId=${ws}&force=true`);
+    const doc = await ended(id);
+    assert.equal(doc.status, 'aborted');
+    const shown = scontrol(running.hpcCluster.slurmJobId);
+    assert.doesNotMatch(shown, /JobState=(RUNNING|PENDING|COMPLETING) /);
+    // Each row that ran is in the log with its end and its output.
+    const log = logOf(id);
+    const tasks = path.join(jobPaths(server.config.dataDir, ws, id).logs, 'tasks');
+    const ran = readdirSync(tasks);
+    assert.ok(ran.length >= 1);
+    for (const name of ran) {
+      const i = /^task-(\d+)\.log$/.exec(name)?.[1];
+      assert.ok(i, name);
+      const section = new RegExp(`=== task ${i}: exit code \\d+ ===\\n`).exec(log);
+      assert.ok(section, `task ${i} in the log`);
+      assert.ok(
+        log.slice(section.index + section[0].length).startsWith(readFileSync(path.join(tasks, name), 'utf8')),
+        `task ${i}'s output`,
+      );
+    }
+    assert.match(log, /Runyard: \d+ of 6 tasks failed\.\n$/);
   });
 
   it('abort ends the job in Slurm (TERM, the task traps it); force abort at once', async () => {

@@ -8,6 +8,7 @@ import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSp
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, wrapperArgv } from '../wrapper.js';
 import { BATCH_SCRIPT } from './batch-script.js';
+import { arrayElementArgv, arrayOption, concludeArray, readArrayRecord, writeArrayRecord, type ArrayEnd } from './slurm-array.js';
 import { runSlurm, slurmError } from './slurm-commands.js';
 import { SlurmPoller, type SlurmStatus } from './slurm-poller.js';
 import { meaningOf } from './slurm-states.js';
@@ -83,7 +84,11 @@ export class SlurmExecutor implements Executor {
     // The task's whole environment (it may hold parameter values) and the wrapper's argv, in a file only
     // its user reads, never on a command line (which a submit prefix such as ssh hands to a shell).
     const envFile = path.join(control.dir, `attempt-${control.attempt}.env`);
-    const argv = wrapperArgv(control, this.options.sandbox.argv(task));
+    // An array task: a Slurm array, each element running one row (slurm-array.ts); else the wrapper around the task.
+    const array = task.array ? { ...task.array, logFile: task.logFile } : null;
+    const argv = array
+      ? arrayElementArgv(control, array, this.options.sandbox.argv({ ...task, array: undefined }))
+      : wrapperArgv(control, this.options.sandbox.argv(task));
     const carried = {
       ...task.env,
       RUNYARD_SLURM_ARGC: String(argv.length),
@@ -103,6 +108,7 @@ export class SlurmExecutor implements Executor {
       '--parsable',
       `--job-name=${jobNameOf(control)}`,
       `--partition=${partition}`,
+      ...(array ? [arrayOption(array)] : []),
       `--cpus-per-task=${cpus}`,
       ...(memoryGiB > 0 ? [`--mem=${Math.ceil(memoryGiB * 1024)}M`] : []),
       ...(task.timeLimitSeconds ? [`--time=${Math.max(1, Math.ceil(task.timeLimitSeconds / 60))}`] : []),
@@ -123,6 +129,7 @@ export class SlurmExecutor implements Executor {
         `The sbatch argument ${JSON.stringify(unsafe)} has characters that the submit prefix's remote shell would read: ` +
           'choose a data directory (RUNYARD_DATA_DIR) whose path has only letters, digits and . _ - /.',
       );
+    if (array) await writeArrayRecord(control, array);
     await writeFile(idFileOf(control), `${cluster.id}\n`);
     const reply = await runSlurm(cluster.submitPrefix, 'sbatch', args);
     const jobId = /^(\d+)(;\S*)?\s*$/.exec(reply.stdout)?.[1];
@@ -137,7 +144,7 @@ export class SlurmExecutor implements Executor {
       // No Slurm job found: fenced, a job that its scheduler's sbatch still submits never runs the task.
       if (await fenceAttempt(control)) return { state: 'absent' };
       // Its wrapper ran, under a job Slurm no longer shows.
-      const exitCode = await readExitFile(control);
+      const exitCode = await this.recordedExit(control);
       if (exitCode !== null) return { state: 'exited', exitCode };
       return { state: 'lost', reason: 'The task started on the cluster, but Slurm no longer knows its job and it recorded no exit code.' };
     }
@@ -183,8 +190,24 @@ export class SlurmExecutor implements Executor {
     }
   }
 
+  /**
+   * The exit code the task recorded: the wrapper's, or for an array how its rows went (once Slurm
+   * holds none of them); null when there is none (an array: not every row ran).
+   */
+  private async recordedExit(control: AttemptControl, concluded?: ArrayEnd | null): Promise<number | null> {
+    const array = concluded === undefined ? await this.concludedArray(control) : concluded;
+    if (!array) return readExitFile(control);
+    return array.allRan ? array.exitCode : null;
+  }
+
+  private async concludedArray(control: AttemptControl): Promise<ArrayEnd | null> {
+    const record = await readArrayRecord(control);
+    return record ? concludeArray(record) : null;
+  }
+
   private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus): Promise<TaskEnd> {
-    const exitCode = await readExitFile(control);
+    const array = status.kind === 'active' ? null : await this.concludedArray(control);
+    const exitCode = await this.recordedExit(control, array);
     const oom = (await readFile(oomFileOf(control), 'utf8').catch(() => '')).trim() === 'true';
     if (status.kind === 'unknown') {
       if (exitCode !== null) return { state: 'exited', exitCode, ...(oom ? { outOfMemory: true as const } : {}) };
@@ -196,7 +219,8 @@ export class SlurmExecutor implements Executor {
     const message = meaning.message ? { message: meaning.message } : {};
     if (meaning.kind === 'lost') return { state: 'lost', reason: meaning.message ?? status.end.state, ...outOfMemory };
     // The wrapper's record is the task's own code; Slurm's is the batch script's (or 128 + its signal).
-    const code = exitCode ?? (status.end.signal ? 128 + status.end.signal : status.end.exitCode);
+    // An array's rows that did not all run (cancelled while pending) make it fail.
+    const code = array ? array.exitCode : (exitCode ?? (status.end.signal ? 128 + status.end.signal : status.end.exitCode));
     return { state: 'exited', exitCode: code, ...outOfMemory, ...message };
   }
 
@@ -209,7 +233,7 @@ export class SlurmExecutor implements Executor {
     const c = await this.options.clusters(cluster);
     if (!c) return null;
     // --states=all: a job that ended already is still listed (for MinJobAge).
-    const found = await runSlurm(c.submitPrefix, 'squeue', ['-h', '--states=all', `--name=${jobNameOf(control)}`, '-o', '%i']);
+    const found = await runSlurm(c.submitPrefix, 'squeue', ['-h', '--states=all', `--name=${jobNameOf(control)}`, '-o', '%F']);
     const first = found.stdout.split('\n').find((l) => /^\d+$/.test(l.trim()));
     return first ? { backend: 'slurm', cluster, jobId: first.trim() } : null;
   }

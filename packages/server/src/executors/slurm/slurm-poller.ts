@@ -1,5 +1,5 @@
 import { runSlurm, slurmError } from './slurm-commands.js';
-import { isActive, isWaiting, parseScontrolJob, type SlurmEnd } from './slurm-states.js';
+import { combineEnds, isActive, isWaiting, jobKeyOf, parseScontrolJob, type SlurmEnd } from './slurm-states.js';
 
 /** The first poll after a job is submitted; later polls back off to the poller's interval. */
 const FIRST_POLL_MS = 50;
@@ -137,23 +137,31 @@ export class SlurmPoller {
     }
   }
 
-  /** The status of each id: one squeue for all, and one scontrol for those that left the queue. */
+  /**
+   * The status of each id: one squeue for all, and one scontrol for those that left the queue. A job
+   * array's id stands for all its elements (squeue's %F, scontrol's ArrayJobId): active while any is,
+   * running once any runs.
+   */
   private async query(ids: string[]): Promise<Map<string, SlurmStatus>> {
     const out = new Map<string, SlurmStatus>();
-    const listed = await runSlurm(this.prefix, 'squeue', ['-h', '-j', ids.join(','), '-o', '%i|%T']);
+    const listed = await runSlurm(this.prefix, 'squeue', ['-h', '-j', ids.join(','), '-o', '%F|%T']);
     // squeue fails for a single unknown id ("Invalid job id specified"); several ids list the known ones.
     if (listed.code !== 0 && !/Invalid job id/i.test(listed.stderr)) throw new Error(`squeue: ${slurmError(listed)}`);
     for (const line of listed.stdout.split('\n')) {
       const [id, state] = line.trim().split('|');
-      if (id && state && ids.includes(id) && isActive(state)) out.set(id, { kind: 'active', state });
+      if (!id || !state || !ids.includes(id) || !isActive(state)) continue;
+      const seen = out.get(id);
+      if (!seen || (seen.kind === 'active' && isWaiting(seen.state) && !isWaiting(state))) out.set(id, { kind: 'active', state });
     }
     const left = ids.filter((id) => !out.has(id));
     // One job: asked about by id. Several: one listing of every job the controller still holds.
     const shown = left.length > 1 ? await this.showAll() : null;
     for (const id of left) {
-      const line = shown ? (shown.get(id) ?? null) : await this.showOne(id);
-      const end = line === null ? null : parseScontrolJob(line);
-      if (line !== null && !end) throw new Error(`scontrol show job ${id}: no JobState in ${JSON.stringify(line.slice(0, 200))}`);
+      const lines = shown ? (shown.get(id) ?? null) : await this.showOne(id);
+      const ends = (lines ?? []).map(parseScontrolJob);
+      const bad = (lines ?? []).find((_, i) => !ends[i]);
+      if (bad !== undefined) throw new Error(`scontrol show job ${id}: no JobState in ${JSON.stringify(bad.slice(0, 200))}`);
+      const end = combineEnds(ends as SlurmEnd[]);
       if (end && isActive(end.state)) out.set(id, { kind: 'active', state: end.state });
       else if (end) out.set(id, { kind: 'ended', end });
       else out.set(id, { kind: 'unknown' });
@@ -161,22 +169,25 @@ export class SlurmPoller {
     return out;
   }
 
-  /** The `scontrol show job -o` line of one job; null when Slurm no longer knows it. */
-  private async showOne(id: string): Promise<string | null> {
+  /** The `scontrol show job -o` lines of one job (one per element of an array); null when Slurm no longer knows it. */
+  private async showOne(id: string): Promise<string[] | null> {
     const shown = await runSlurm(this.prefix, 'scontrol', ['show', 'job', '-o', id]);
-    if (shown.code === 0) return shown.stdout;
+    if (shown.code === 0) return shown.stdout.split('\n').filter((l) => l.trim());
     if (/Invalid job id/i.test(shown.stderr + shown.stdout)) return null;
     throw new Error(`scontrol show job ${id}: ${slurmError(shown)}`);
   }
 
-  /** Every job the controller holds (finished ones for MinJobAge), by id: one line each. */
-  private async showAll(): Promise<Map<string, string>> {
+  /** Every job the controller holds (finished ones for MinJobAge), by id (an array's elements under the array's): its lines. */
+  private async showAll(): Promise<Map<string, string[]>> {
     const shown = await runSlurm(this.prefix, 'scontrol', ['show', 'job', '-o']);
     if (shown.code !== 0) throw new Error(`scontrol show job: ${slurmError(shown)}`);
-    const lines = new Map<string, string>();
+    const lines = new Map<string, string[]>();
     for (const line of shown.stdout.split('\n')) {
-      const id = /^JobId=(\d+) /.exec(line)?.[1];
-      if (id) lines.set(id, line);
+      const key = jobKeyOf(line);
+      if (!key) continue;
+      const list = lines.get(key);
+      if (list) list.push(line);
+      else lines.set(key, [line]);
     }
     return lines;
   }

@@ -25,6 +25,24 @@ export function parseScontrolJob(line: string): SlurmEnd | null {
   return { state, reason: field('Reason') ?? 'None', exitCode: code || 0, signal: signal || 0 };
 }
 
+/**
+ * One end for the records of one Slurm job: a job has one, a job array one per element (and one for
+ * its elements still pending). Still active while any record is (running when any runs); else
+ * completed when all completed, else the first that tells most: an end other than FAILED (a time
+ * limit, a cancel, a node failure), then FAILED (its rows' own exit codes say the rest).
+ */
+export function combineEnds(ends: SlurmEnd[]): SlurmEnd | null {
+  if (!ends.length) return null;
+  const active = ends.filter((e) => isActive(e.state));
+  if (active.length) return active.find((e) => !isWaiting(e.state)) ?? active[0];
+  return ends.find((e) => e.state !== 'COMPLETED' && e.state !== 'FAILED') ?? ends.find((e) => e.state === 'FAILED') ?? ends[0];
+}
+
+/** The job a `scontrol show job -o` line belongs to: its array's id for an element of an array, else its own. */
+export function jobKeyOf(line: string): string | null {
+  return / ArrayJobId=(\d+)(?: |$)/.exec(line)?.[1] ?? /^JobId=(\d+)(?: |$)/.exec(line)?.[1] ?? null;
+}
+
 export type EndKind = 'exited' | 'lost';
 
 /**

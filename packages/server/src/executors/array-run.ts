@@ -1,22 +1,37 @@
-import { mkdir, open, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
+import type { TaskSpec } from './executor.js';
 
 /**
- * A bash array job runs as one task of its executor: a constant bash driver that runs the job's
- * command once per data row of the array file, at most `limit` rows at once, all inside the job's
- * sandbox and cgroups (which hold `limit` times the resources of one row).
+ * An array task (a bash array job): the task's argv runs once per row of its array file, at most
+ * `limit` rows at once.
  *
  * Row values never become shell text nor argv: the engine writes each row's environment (its
  * RUNYARD_ARG_* and RUNYARD_PARAM_* variables, NUL-separated NAME=VALUE records) to
- * `<array dir>/env-<i>`, and the driver exports each record as one word (`export "$e"` assigns,
- * it never evaluates) in the row's subshell before it runs the command.
+ * `<dir>/env-<i>`, and whoever runs the row exports each record as one word (`export "$e"`
+ * assigns, it never evaluates) in the row's own shell before it runs the command.
  *
  * The array directory (one per attempt) also records each row's progress as empty files, read
- * with one directory listing: `start-<i>` when it starts, `exit-<i>-<code>` when it ends (made by
- * the row's own subshell: bash's `wait -n` may miss a job reaped while it ran another command). Each
- * row's output goes to `<logs>/tasks/task-<i>.log` as it runs; when the row ends the driver (the
- * only writer of the job's log) appends it there under a line naming its index and exit code.
- * The driver exits 0 only if every row did.
+ * with one directory listing: `start-<i>` when it starts, `exit-<i>-<code>` when it ends. Each
+ * row's output goes to `<taskLogsDir>/task-<i>.log` as it runs; when the row ends it is appended to
+ * the job's log under a line `=== task <i>: exit code <c> ===`, and after the last row a line says
+ * how many failed. The task's exit code is 0 only if every row's was.
+ *
+ * The local executor runs the whole array as one task (ARRAY_DRIVER, in one sandbox and cgroup that
+ * hold `limit` rows); the Slurm executor as one Slurm array, a Slurm job per row
+ * (slurm/array-element.ts).
+ */
+export interface ArrayRun {
+  size: number;
+  limit: number;
+  dir: string;
+  taskLogsDir: string;
+}
+
+/**
+ * The local driver: a constant bash script that runs "$@" once per row, in the task's sandbox. The
+ * row's own subshell makes its exit marker (bash's `wait -n` may miss a job reaped while it ran
+ * another command); the driver is the only writer of the job's log.
  */
 export const ARRAY_DRIVER = [
   'n=$1 limit=$2 dir=$3 tasklogs=$4',
@@ -112,7 +127,41 @@ export async function writeArrayRows(arrayDir: string, taskLogsDir: string, rows
   }
 }
 
-/** argv of the driver that runs `taskArgv` once per row. */
-export function arrayDriverArgv(size: number, limit: number, arrayDir: string, taskLogsDir: string, taskArgv: string[]): string[] {
-  return ['bash', '-c', ARRAY_DRIVER, ARRAY_DRIVER_NAME, String(size), String(limit), arrayDir, taskLogsDir, ...taskArgv];
+/**
+ * An array task as one local task: the driver runs its argv once per row, in one sandbox that
+ * writes the array directory, and one cgroup that holds what `limit` rows are given.
+ */
+export function localArrayTask(task: TaskSpec & { array: ArrayRun }): TaskSpec {
+  const { array, ...rest } = task;
+  const { size, limit, dir, taskLogsDir } = array;
+  return {
+    ...rest,
+    argv: ['bash', '-c', ARRAY_DRIVER, ARRAY_DRIVER_NAME, String(size), String(limit), dir, taskLogsDir, ...task.argv],
+    writable: [...(task.writable ?? []), dir],
+    ...(task.resources && { resources: { cpus: task.resources.cpus * limit, memoryGiB: task.resources.memoryGiB * limit } }),
+  };
+}
+
+/** What an array directory records: the rows that started, and the exit code of each row that ended. */
+export interface ArrayMarkers {
+  started: Set<number>;
+  exits: Map<number, number>;
+}
+
+/** An array directory's markers, from one listing (none yet, or no directory: empty). */
+export async function readArrayMarkers(dir: string): Promise<ArrayMarkers> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const markers: ArrayMarkers = { started: new Set(), exits: new Map() };
+  for (const name of names) {
+    const start = /^start-(\d+)$/.exec(name);
+    if (start) markers.started.add(Number(start[1]));
+    const exit = /^exit-(\d+)-(\d+)$/.exec(name);
+    if (exit) markers.exits.set(Number(exit[1]), Number(exit[2]));
+  }
+  return markers;
+}
+
+/** The line that ends an array task's log. */
+export function arraySummaryLine(failed: number, size: number): string {
+  return `Runyard: ${failed} of ${size} tasks failed.`;
 }
