@@ -9,7 +9,7 @@ import { jobResources } from '../instance-types/job-resources.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { parameterEnvName, parameterFilesEnvName, taskParameters, type TaskParameter } from './parameters.js';
 import { arrayTaskParameters } from './array-rows.js';
-import { withRegistryLogin } from './registry-login.js';
+import { registryAuthEnv, withRegistryLogin } from './registry-login.js';
 import { arrayDirOf, taskLogsDirOf, writeArrayRows } from '../executors/array-run.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
@@ -56,29 +56,22 @@ export const containerEngine: Engine = {
       // Checked at start; the runtime was removed since. The job fails rather than run without its image.
       throw new EngineError((e as Error).message);
     }
-    if (job.array_size) {
-      if (runtime)
-        throw new EngineError('Array jobs run in the sandbox of the host; with a container runtime configured they do not run yet.');
-      return arrayTask(job, paths, inputs, { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble });
-    }
+    // An array job: each row's variables, read before the task is made (a container is told their names).
+    const rows = job.array_size ? await arrayRowEnvs(job, inputs) : null;
     if (!runtime) {
       if (job.docker_login === 1)
         preamble.push('Runyard: dockerLogin has no effect here: no container runtime is configured, so no image is pulled.');
       preamble.unshift(
         `Runyard: no container runtime is configured; this job runs on the host${image ? `, not in the image ${image}` : ''}.`,
       );
-      return { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+      const task = { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+      return rows ? arrayTask(job, paths, rows, task) : task;
     }
     if (!IMAGE_REF.test(image)) throw new EngineError(`The workflow's container image "${image.slice(0, 100)}" is not a valid image name.`);
     const uid = process.getuid?.();
     const gid = process.getgid?.();
     const name = containerNameOf(job);
-    const argv = [
-      runtime,
-      'run',
-      // No --rm: the container's record says whether it was killed for its memory (oomProbe); the stop removes it after.
-      '--name',
-      name,
+    const runOptions = [
       // An init as PID 1 passes the SIGTERM that the CLI proxies on to the job (a shell as PID 1 ignores it).
       '--init',
       // A setuid program of the image cannot make the job root (and leave root's files in its directories).
@@ -98,29 +91,44 @@ export const containerEngine: Engine = {
       '-w',
       paths.work,
       // Variables are named, not given: their values come from the runtime's environment, never from its argv.
-      ...Object.keys(env)
-        .filter((k) => k !== 'PATH')
-        .flatMap((k) => ['-e', k]),
+      ...[...Object.keys(env), ...Object.keys(rows?.[0] ?? {})].filter((k) => k !== 'PATH').flatMap((k) => ['-e', k]),
       image,
       ...bash,
     ];
+    // No --rm: the container's record says whether it was killed for its memory (oomProbe); the stop removes it after.
+    // An array job's rows: a container each, named <name>-<row index>.
+    const argv = rows
+      ? ['/bin/sh', '-c', ROW_CONTAINER, ROW_CONTAINER_NAME, runtime, name, ...runOptions]
+      : [runtime, 'run', '--name', name, ...runOptions];
     // batch.dockerLogin: first a login with the user's account at the image's registry (its variables are not the container's).
+    // The rows of an array job, which run at once, each keep their login apart.
+    const authDir = path.join(paths.control, `registry-auth-${job.attempt}`);
     const login =
-      job.docker_login === 1
-        ? withRegistryLogin(runtime, argv, image, inputs?.registryAccounts ?? [], path.join(paths.control, `registry-auth-${job.attempt}`))
-        : null;
-    return {
+      job.docker_login === 1 ? withRegistryLogin(runtime, argv, image, inputs?.registryAccounts ?? [], rows ? null : authDir) : null;
+    if (login && rows) rows.forEach((row, i) => Object.assign(row, registryAuthEnv(runtime, `${authDir}-${i}`)));
+    const task: TaskSpec = {
       argv: login?.argv ?? argv,
       env: login ? { ...env, ...login.env } : env,
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble,
-      stop: stopArgv(runtime, name),
-      oomProbe: oomProbeArgv(runtime, name),
+      // A stopped array stops every row's container (rm -f of one that never ran is no error).
+      stop: rows ? [runtime, 'rm', '-f', ...rows.map((_, i) => `${name}-${i}`)] : stopArgv(runtime, name),
+      // A row's container killed for its memory shows in that row's exit code (137), not as the job's.
+      ...(rows ? {} : { oomProbe: oomProbeArgv(runtime, name) }),
       confinement: 'container',
     };
+    return rows ? arrayTask(job, paths, rows, task) : task;
   },
 };
+
+/**
+ * Runs one row of an array job in a container of its own: `<runtime> run --name <name>-<row index>
+ * <options...>`. Constant text: the runtime, the name and the options are its arguments, the index
+ * the row's RUNYARD_ARRAY_INDEX (digits, set by the array's runner from the row's file).
+ */
+const ROW_CONTAINER = 'r=$1 n=$2\nshift 2\nexec "$r" run --name "$n-$RUNYARD_ARRAY_INDEX" "$@"';
+const ROW_CONTAINER_NAME = 'runyard-row-container';
 
 /** The variables of a task's parameters, and its arguments. */
 function parameterEnv(parameters: TaskParameter[]): Record<string, string> {
@@ -132,22 +140,23 @@ function parameterEnv(parameters: TaskParameter[]): Record<string, string> {
   return Object.assign(env, argumentsEnv(parameters.flatMap((p) => [`${p.prefix}${p.name}`, p.text])));
 }
 
-/**
- * A bash array job as one array task (executors/array-run.ts): `one.argv` runs once per row, each
- * row with its own parameters' variables, and the index and count as RUNYARD_ARRAY_INDEX (from 0)
- * and RUNYARD_ARRAY_SIZE.
- */
-async function arrayTask(job: JobRow, paths: JobPaths, inputs: JobInputs | undefined, one: TaskSpec): Promise<TaskSpec> {
+/** The variables of each row of an array job: its parameters', and its index and the count as RUNYARD_ARRAY_INDEX (from 0) and RUNYARD_ARRAY_SIZE. */
+async function arrayRowEnvs(job: JobRow, inputs: JobInputs | undefined): Promise<Record<string, string>[]> {
   const rows = await arrayTaskParameters(job, inputs);
+  return rows.map((parameters, i) => ({
+    ...parameterEnv(parameters),
+    RUNYARD_ARRAY_INDEX: String(i),
+    RUNYARD_ARRAY_SIZE: String(rows.length),
+  }));
+}
+
+/** A bash array job as one array task (executors/array-run.ts): `one.argv` runs once per row, with the row's variables. */
+async function arrayTask(job: JobRow, paths: JobPaths, rows: Record<string, string>[], one: TaskSpec): Promise<TaskSpec> {
   const size = rows.length;
   const limit = Math.min(size, Math.max(1, job.array_limit ?? 1));
   const arrayDir = arrayDirOf(paths.control, job.attempt);
   const taskLogs = taskLogsDirOf(paths.logs);
-  await writeArrayRows(
-    arrayDir,
-    taskLogs,
-    rows.map((parameters, i) => ({ ...parameterEnv(parameters), RUNYARD_ARRAY_INDEX: String(i), RUNYARD_ARRAY_SIZE: String(size) })),
-  );
+  await writeArrayRows(arrayDir, taskLogs, rows);
   return {
     ...one,
     array: { size, limit, dir: arrayDir, taskLogsDir: taskLogs },

@@ -9,8 +9,10 @@ import { EngineError } from './engine.js';
  * REGISTRY_AUTH_FILE), which the script removes when the container has ended.
  */
 export const LOGIN_SCRIPT = [
+  'r=$1',
+  'shift',
   "trap ':' TERM INT HUP",
-  'printf \'%s\' "$RUNYARD_REGISTRY_PASSWORD" | "$1" login --username "$RUNYARD_REGISTRY_USER" --password-stdin "$RUNYARD_REGISTRY" >/dev/null || {',
+  'printf \'%s\' "$RUNYARD_REGISTRY_PASSWORD" | "$r" login --username "$RUNYARD_REGISTRY_USER" --password-stdin "$RUNYARD_REGISTRY" >/dev/null || {',
   '  printf \'Runyard: the login to the registry %s failed.\\n\' "$RUNYARD_REGISTRY" >&2',
   '  exit 125',
   '}',
@@ -31,16 +33,22 @@ export function registryOf(image: string): string {
 
 const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
 
+/** Where the runtime keeps a login: a file or directory of the attempt (see LOGIN_SCRIPT). */
+export function registryAuthEnv(runtime: string, authDir: string): Record<string, string> {
+  return path.basename(runtime) === 'podman' ? { REGISTRY_AUTH_FILE: `${authDir}.json` } : { DOCKER_CONFIG: authDir };
+}
+
 /**
- * argv and variables that log in, then run `argv` (the runtime's `run`): the account for the image's
- * registry, or an EngineError naming the registry when the user linked none.
+ * argv and variables that log in with `runtime`, then run `argv` (the runtime's `run`, or what runs it): the account for the image's
+ * registry, or an EngineError naming the registry when the user linked none. authDir null: each
+ * run sets where its login is kept (registryAuthEnv; the rows of an array job, which run at once).
  */
 export function withRegistryLogin(
   runtime: string,
   argv: string[],
   image: string,
   accounts: { registry: string; username: string; password: string }[],
-  authDir: string,
+  authDir: string | null,
 ): { argv: string[]; env: Record<string, string> } {
   const registry = registryOf(image);
   const account = accounts.find((a) => a.registry === registry || (DOCKER_HUB.has(a.registry) && DOCKER_HUB.has(registry)));
@@ -50,10 +58,9 @@ export function withRegistryLogin(
         `link one with "runyard user docker-login --registry ${registry} --username NAME".`,
     );
   }
-  const auth: Record<string, string> =
-    path.basename(runtime) === 'podman' ? { REGISTRY_AUTH_FILE: `${authDir}.json` } : { DOCKER_CONFIG: authDir };
+  const auth = authDir === null ? {} : registryAuthEnv(runtime, authDir);
   return {
-    argv: ['/bin/sh', '-c', LOGIN_SCRIPT, 'runyard-registry-login', ...argv],
+    argv: ['/bin/sh', '-c', LOGIN_SCRIPT, 'runyard-registry-login', runtime, ...argv],
     env: {
       RUNYARD_REGISTRY: account.registry,
       RUNYARD_REGISTRY_USER: account.username,

@@ -45,23 +45,13 @@ function checkParameters(body: JobSubmitBody): void {
   }
 }
 
-/** arrayFile and customScriptFile are for bash jobs; array jobs run in the sandbox (of the host, or of a cluster's nodes), not yet in a container. */
-function checkBashExtras(
-  config: Config,
-  body: JobSubmitBody,
-  workflow: { workflow_type: string; name: string; container_name: string | null },
-): void {
+/** arrayFile and customScriptFile are for bash jobs (container workflows). */
+function checkBashExtras(body: JobSubmitBody, workflow: { workflow_type: string; name: string }): void {
   const what = body.arrayFile ? 'arrayFile' : 'customScriptFile';
   if (workflow.workflow_type !== 'docker')
     throw new AppError(
       'VALIDATION_FAILED',
       `${what} is for bash jobs (container workflows); ${quoted(workflow.name)} is ${workflow.workflow_type}.`,
-    );
-  if (!body.arrayFile) return;
-  if (config.containerRuntime && workflow.container_name)
-    throw new AppError(
-      'VALIDATION_FAILED',
-      `Array jobs run in the sandbox of the host, and this server runs ${quoted(workflow.name)} in its image with ${config.containerRuntime}: array jobs in images do not run yet.`,
     );
 }
 
@@ -117,7 +107,7 @@ export async function submitJob(
         'do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
     );
   }
-  if (body.arrayFile || body.customScriptFile) checkBashExtras(config, body, workflow);
+  if (body.arrayFile || body.customScriptFile) checkBashExtras(body, workflow);
   if (body.customScriptFile) await checkScriptFile(db, ctx.workspaceId, body.customScriptFile);
   // A platform module pulls its own images: dockerLogin is not for it (the public client drops it too).
   const dockerLogin = body.batch?.dockerLogin === true && !(MODULE_GROUPS as readonly string[]).includes(workflow.group_name);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -77,6 +77,48 @@ describe('container tasks are stopped, not only their CLI', { timeout: 300_000 }
     process.kill(-id.pid, 'SIGKILL');
     await executor.wait(control, id);
     assertStopped(runtime, name, container);
+  });
+
+  it("an array job runs a container per row (<name>-<index>), its row's values named by -e only; a kill removes every row's container", async () => {
+    const runtime = fakeRuntime('docker');
+    const paths = pathsFor();
+    mkdirSync(paths.root, { recursive: true });
+    const csv = path.join(paths.root, 'rows.csv');
+    writeFileSync(csv, 'v\nfirst\n$(touch pwned) second\nthird\n');
+    const job = jobRow({
+      command:
+        'printf "%s|%s\\n" "$RUNYARD_PARAM_V" "$*" > "row-$RUNYARD_ARRAY_INDEX.txt"; [ "$RUNYARD_ARRAY_INDEX" != 2 ] || sleep 300; true',
+      array_size: 3,
+      array_limit: 3,
+      parameters_json: JSON.stringify([{ prefix: '--', name: 'v', parameterKind: 'arrayFileColumn', columnName: 'v', columnIndex: 0 }]),
+      request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
+    });
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFile: csv };
+    const cfg = { ...config, containerRuntime: 'docker' as const, taskPath: `${runtime.dir}:${process.env.PATH}` };
+    const task = await containerEngine.prepare(job, workflowRow(), paths, cfg, inputs);
+    confineAsTheAttemptRunner(task, paths);
+    const control = { dir: paths.control, attempt: 1 };
+    const executor = new LocalExecutor(50);
+    const id = await executor.launch(task, control);
+    const name = containerNameOf(job);
+    const last = await waitFor(`container ${name}-2`, () => runtime.container(`${name}-2`) ?? undefined, WITHIN_MS);
+    const rowFile = (i: number) => path.join(paths.work, `row-${i}.txt`);
+    await waitFor('rows 0 and 1 to end', () => (existsSync(rowFile(0)) && existsSync(rowFile(1))) || undefined, WITHIN_MS);
+    assert.equal(readFileSync(rowFile(0), 'utf8'), 'first|--v first\n');
+    assert.equal(readFileSync(rowFile(1), 'utf8'), '$(touch pwned) second|--v $(touch pwned) second\n');
+    assert.equal(existsSync(path.join(paths.work, 'pwned')), false);
+    const runs = runtime.calls().filter((c) => c[0] === 'run');
+    assert.deepEqual(
+      runs.map((c) => c.slice(1, 3).join(' ')).sort(),
+      [0, 1, 2].map((i) => `--name ${name}-${i}`),
+    );
+    for (const run of runs) {
+      assert.ok(run.join(' ').includes('-e RUNYARD_PARAM_V -e RUNYARD_ARG_COUNT'), run.join(' '));
+      assert.ok(!run.some((a) => a.includes('first') || a.includes('second')), 'a row value on a command line');
+    }
+    await executor.kill(id, { force: true, graceMs: 0 });
+    assert.ok(runtime.calls().some((c) => c.join(' ') === `rm -f ${name}-0 ${name}-1 ${name}-2`));
+    assert.equal(runtime.running(last), false, "the last row's container still runs");
   });
 
   it('a later server process stops the container from the stored id alone', async () => {

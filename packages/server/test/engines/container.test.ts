@@ -160,12 +160,21 @@ describe('container engine', () => {
     // A file that no longer has the rows the job was admitted with fails the job.
     writeFileSync(csv, 'sample,reads\ns1,a\n');
     await assert.rejects(containerEngine.prepare(job, workflowRow(), paths, config, inputs), /has 1 data rows now, not the 2/);
-    // In an image: not yet.
+    // In an image: a container per row, its name made from the row's index by a constant script.
+    writeFileSync(csv, 'sample,reads\ns1,a\ns2,b\n');
     const { dir } = fakeRuntime('podman');
-    await assert.rejects(
-      containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'podman', taskPath: dir }, inputs),
-      /Array jobs run in the sandbox of the host/,
+    const inImage = await containerEngine.prepare(
+      job,
+      workflowRow(),
+      paths,
+      { ...config, containerRuntime: 'podman', taskPath: dir },
+      inputs,
     );
+    assert.deepEqual(inImage.argv.slice(0, 2), ['/bin/sh', '-c']);
+    assert.deepEqual(inImage.argv.slice(3, 7), ['runyard-row-container', path.join(dir, 'podman'), `runyard-${job.id}-a3`, '--init']);
+    assert.equal(inImage.confinement, 'container');
+    assert.deepEqual(inImage.stop, [path.join(dir, 'podman'), 'rm', '-f', `runyard-${job.id}-a3-0`, `runyard-${job.id}-a3-1`]);
+    assert.equal(inImage.array?.size, 2);
   });
 
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -58,6 +58,43 @@ describe('registry login of container jobs (dockerLogin)', () => {
     assert.equal(Buffer.from(login.auths['ghcr.io'].auth, 'base64').toString(), 'me:pa ss;$(id)');
     assert.ok(!existsSync(path.join(paths.control, 'registry-auth-2')), 'the login is left behind');
     assert.match(readFileSync(task.logFile, 'utf8'), /in the image/);
+  });
+
+  it("an array job's rows, which run at once, each log in with a login file of their own, removed when the row ended", async () => {
+    const runtime = fakeRuntime('docker');
+    const paths = pathsFor();
+    for (const dir of [paths.control, paths.work, paths.results, paths.logs]) mkdirSync(dir, { recursive: true });
+    const csv = path.join(paths.root, 'rows.csv');
+    writeFileSync(csv, 'v\na\nb\n');
+    const job = jobRow({
+      command: 'echo "row $RUNYARD_PARAM_V"; true',
+      docker_login: 1,
+      attempt: 2,
+      array_size: 2,
+      array_limit: 2,
+      parameters_json: JSON.stringify([{ prefix: '--', name: 'v', parameterKind: 'arrayFileColumn', columnName: 'v', columnIndex: 0 }]),
+      request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
+    });
+    const task = await containerEngine.prepare(
+      job,
+      workflowRow({ container_name: 'ghcr.io/acme/private:1' }),
+      paths,
+      { ...config, containerRuntime: 'docker', taskPath: `${runtime.dir}:${process.env.PATH}` },
+      { ...inputsWith([{ registry: 'ghcr.io', username: 'me', password: 'secret' }]), readPaths: [csv], arrayFile: csv },
+    );
+    assert.equal(task.env.DOCKER_CONFIG, undefined, 'one login file for rows that run at once');
+    const control = { dir: paths.control, attempt: 2 };
+    const executor = new LocalExecutor();
+    const end = await executor.wait(control, await executor.launch(task, control));
+    const log = readFileSync(task.logFile, 'utf8');
+    assert.deepEqual(end, { state: 'exited', exitCode: 0 }, log);
+    const calls = runtime.calls();
+    assert.equal(calls.filter((c) => c[0] === 'login').length, 2);
+    assert.equal(calls.filter((c) => c[0] === 'run').length, 2);
+    assert.ok(!calls.some((c) => c.includes('DOCKER_CONFIG')), 'the containers get none of the login');
+    for (const i of [0, 1]) assert.ok(!existsSync(path.join(paths.control, `registry-auth-2-${i}`)), `row ${i}'s login is left behind`);
+    assert.match(log, /=== task 0: exit code 0 ===\nrow a\n/);
+    assert.match(log, /=== task 1: exit code 0 ===\nrow b\n/);
   });
 
   it('fails the job naming the registry when the user linked no account there', async () => {

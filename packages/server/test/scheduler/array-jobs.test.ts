@@ -6,7 +6,8 @@ import { groupMembers } from '../../src/executors/proc.js';
 import { cmdlinesHolding } from '../engines/cmdlines.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { startBashJobServer, type BashJobServer } from './bash-job-server.js';
-import { waitFor } from './helpers.js';
+import { FIXTURE_BIN, waitFor } from './helpers.js';
+import { fakeRuntime } from '../engines/fake-runtime.js';
 import { uploadFile } from '../../../../test/support/upload.js';
 
 // Bash array jobs on the local executor, through the API as the public client submits them
@@ -180,6 +181,44 @@ describe('array jobs', { timeout: 300_000 }, () => {
       /customScriptFile: file .* not found/,
     );
     assert.equal(await count(), before);
+  });
+
+  it("in the workflow's image with a container runtime: a container per row with its row's values; an abort removes them all", async () => {
+    const runtime = fakeRuntime('docker');
+    const inImage = await startBashJobServer({
+      RUNYARD_CONTAINER_RUNTIME: 'docker',
+      RUNYARD_TASK_PATH: `${runtime.dir}:${FIXTURE_BIN}:${process.env.PATH}`,
+    });
+    try {
+      const project = (await inImage.ok('GET', `/api/v2/projects?teamId=${inImage.ws}`)).projects[0]._id;
+      const upload = (name: string, text: string) =>
+        uploadFile(inImage.s.url, inImage.s.admin.apikey, { workspaceId: inImage.ws, projectId: project }, name, text);
+      const fileId = await upload('rows.csv', 'v\nalpha\nbeta\ngamma\n');
+      const id = await inImage.submit('echo "row $RUNYARD_ARRAY_INDEX: $RUNYARD_PARAM_V"; true', arrayBody(fileId, [column('v', 'v')]));
+      const job = await inImage.ended(id);
+      const log = inImage.logOf(id);
+      assert.equal(job.status, 'completed', `${job.statusMessage}\n${log}`);
+      ['alpha', 'beta', 'gamma'].forEach((v, i) => assert.match(log, new RegExp(`=== task ${i}: exit code 0 ===\\nrow ${i}: ${v}\\n`)));
+      const runs = runtime.calls().filter((c) => c[0] === 'run');
+      assert.deepEqual(
+        runs.map((c) => c[2]).sort(),
+        [0, 1, 2].map((i) => `runyard-${id}-a1-${i}`),
+      );
+      assert.ok(runs.every((c) => c.includes('library/ubuntu:22.04')));
+
+      const slow = await inImage.submit('sleep 300; true', arrayBody(await upload('slow.csv', 'v\n1\n2\n'), [column('v', 'v')]));
+      const names = [0, 1].map((i) => `runyard-${slow}-a1-${i}`);
+      const containers = await waitFor('both rows to run in their containers', async () => {
+        const found = names.map((n) => runtime.container(n));
+        return found.every(Boolean) ? found : undefined;
+      });
+      await inImage.ok('PUT', `/api/v2/jobs/${slow}/abort?teamId=${inImage.ws}&force=true`);
+      assert.equal((await inImage.ended(slow)).status, 'aborted');
+      await waitFor("the rows' containers to be removed", async () => (containers.every((c) => !runtime.running(c!)) ? true : undefined));
+      assert.ok(runtime.calls().some((c) => c.join(' ') === `rm -f ${names.join(' ')}`));
+    } finally {
+      await inImage.close();
+    }
   });
 
   it('runs the customScriptFile a bash job names, with its parameters as arguments', async () => {

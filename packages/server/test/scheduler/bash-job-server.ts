@@ -21,8 +21,8 @@ export interface BashJobServer {
   close(): Promise<void>;
 }
 
-export async function startBashJobServer(): Promise<BashJobServer> {
-  const s = await startRunningServer();
+export async function startBashJobServer(env: NodeJS.ProcessEnv = {}): Promise<BashJobServer> {
+  const s = await startRunningServer(env);
   const ws = s.admin.workspaceId;
   const api = jsonApi(
     () => s.url,
