@@ -43,6 +43,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     let out: ErrorBody;
     if (error instanceof AppError) {
       out = body(error.code, error.message);
+      if (error.headers) void reply.headers(error.headers);
     } else if ((error as FastifyError).validation) {
       const e = error as FastifyError;
       out = body('VALIDATION_FAILED', validationMessage(e.validationContext, e.validation as AjvError[]));

@@ -1,4 +1,4 @@
-import { rm, rmdir } from 'node:fs/promises';
+import { readdir, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { SchedulerContext } from './context.js';
@@ -49,8 +49,16 @@ export async function pushOutputs(ctx: SchedulerContext, paths: JobPaths, logsOn
 }
 
 /**
- * After the job settled: removes its staged inputs and, on S3 and Azure, its local copies (the
- * work directory only when no other active job works in it). Failures are only logged.
+ * Files of the control directory that hold values of the job (parameters, registry logins), needed
+ * only while a task runs: the rows of an array job (array-<attempt>/), a login kept for a container
+ * (registry-auth-<attempt>...), a Slurm task's environment (attempt-<n>.env).
+ */
+const TASK_SECRETS = /^(array-\d+|registry-auth-\d+(-\d+)?(\.json)?|attempt-\d+\.env)$/;
+
+/**
+ * After the job settled: removes its staged inputs, the control files that hold its values and, on
+ * S3 and Azure, its local copies (the work directory only when no other active job works in it).
+ * Failures are only logged.
  */
 export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, paths: JobPaths): Promise<void> {
   const remove = (dir: string) =>
@@ -58,6 +66,8 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
       ctx.log.warn({ jobId, dir, err: e.message }, 'could not remove a local copy'),
     );
   await remove(paths.inputs);
+  const control = await readdir(paths.control).catch(() => [] as string[]);
+  for (const name of control.filter((n) => TASK_SECRETS.test(n))) await remove(path.join(paths.control, name));
   if (!isRemote(ctx) || !paths.root.startsWith(scratchRoot(ctx.config.dataDir) + path.sep)) return;
   for (const dir of [paths.logs, paths.results]) await remove(dir);
   // Checked and removed under the directory's lock: a resumed job that became active after the

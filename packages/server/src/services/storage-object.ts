@@ -52,6 +52,7 @@ export async function storageObject(
     throw new AppError(
       'RANGE_NOT_SATISFIABLE',
       `The object has ${stat.size} bytes; the range ${quoted(rangeHeader ?? '')} is not within them.`,
+      { 'content-range': `bytes */${stat.size}` },
     );
   const headers: Record<string, string> = {
     'content-type': 'application/octet-stream',

@@ -184,7 +184,10 @@ describe('storage downloads (GET /api/runyard/storage/object)', () => {
       assert.equal(r.headers['content-range'], `bytes ${start}-${end}/1000`);
       assert.equal(r.headers['content-length'], String(end - start + 1));
     }
-    assertError(await download('bytes=1000-'), 416, 'RANGE_NOT_SATISFIABLE');
+    const past = await download('bytes=1000-');
+    assertError(past, 416, 'RANGE_NOT_SATISFIABLE');
+    // RFC 9110 §15.5.17: a 416 says the object's size.
+    assert.equal(past.headers['content-range'], 'bytes */1000');
     // A form this route does not serve (several ranges) gets the whole object.
     assert.equal((await download('bytes=0-1,5-6')).statusCode, 200);
   });

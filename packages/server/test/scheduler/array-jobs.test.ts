@@ -137,6 +137,9 @@ describe('array jobs', { timeout: 300_000 }, () => {
     assert.deepEqual(groupMembers(pid), [], 'a task of the array is left');
     const started = readdirSync(resultsOf(id)).filter((n) => n.startsWith('started-'));
     assert.equal(started.length, 4, `started: ${started.join(', ')}`);
+    // The rows' values are kept only while the job runs.
+    const rowsDir = path.join(jobPaths(w.s.config.dataDir, w.ws, id).control, 'array-1');
+    await waitFor("the rows' values to be removed", async () => (existsSync(rowsDir) ? undefined : true));
   });
 
   async function taskIdOf(id: string): Promise<{ pid: number }> {

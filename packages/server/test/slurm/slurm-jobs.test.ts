@@ -282,6 +282,11 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     assert.ok(!existsSync('/tmp/runyard-slurm-array-pwned'), 'a row value was run as shell text');
     assert.match(log, /=== task 13: exit code 3 ===\nrow 13 fails\n/);
     assert.match(log, /Runyard: 1 of 50 tasks failed\.\n$/);
+    // The rows' values and the task's environment are kept only while the job runs.
+    const control = jobPaths(server.config.dataDir, ws, id).control;
+    await waitFor("the job's values to be removed", async () =>
+      existsSync(path.join(control, 'array-1')) || existsSync(path.join(control, 'attempt-1.env')) ? undefined : true,
+    );
   });
 
   it('abort of an array job ends every element of its Slurm array with one scancel; its rows are in the log', async () => {
