@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { jobWorld, type JobWorld } from './support/job-world.js';
-import { runCli, tempDir } from './support/run-cli.js';
+import { CLI, cliEnv, runCli, tempDir } from './support/run-cli.js';
+
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 // Getting files out: `job results|workdir|logs --download DIR` and `datasets download PATH [DEST]`,
 // through GET /api/runyard/storage/object (Range: a stopped download resumes).
@@ -102,6 +105,33 @@ describe('runyard downloads', { timeout: 300_000 }, () => {
     assert.equal(missing.code, 1, missing.stderr);
     assert.match(missing.stderr, /Download failed\. Item 'none\.bin' not found in 'Data'/);
   });
+
+  it(
+    'on a terminal, shows one progress bar over all the bytes instead of a line per file',
+    { skip: !hasScript && 'needs util-linux script' },
+    async () => {
+      const into = tempDir('runyard-download-tty-');
+      const command = [process.execPath, CLI, 'datasets', 'download', '--project-name', 'demo', 'Data/reads', into, ...w.conn]
+        .map((a) => `'${a}'`)
+        .join(' ');
+      // Not spawnSync: the server answering the CLI runs in this process.
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: cliEnv(tempDir('runyard-home-')),
+        stdio: ['pipe', 'pipe', 'inherit'],
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      assert.equal(code, 0, output);
+      assert.deepEqual(readFileSync(path.join(into, 'reads', 'r1.bin')), big);
+      // cli-progress draws the bar (█ of its shades preset) and ends at 100% of the total.
+      assert.match(output, /█+ 100% \| 293\.0 KB of 293\.0 KB \| r1\.bin/);
+      assert.doesNotMatch(output, /Downloaded: /);
+      assert.match(output, /1 file, 293\.0 KB\./);
+    },
+  );
 
   it('says so when the results are being deleted, and downloads nothing', async () => {
     const del = await run(['job', 'results', '--job-id', jobId, '--delete', '--yes']);

@@ -16,7 +16,7 @@ export function downloadProgress(ctx: CliContext): {
     ? new cliProgress.SingleBar(
         {
           stream: ctx.stderr as NodeJS.WriteStream,
-          format: '{bar} {percentage}% | {value_h} of {total_h} | {file}',
+          format: '{bar} {percentage}% | {value} of {total} | {file}',
           hideCursor: true,
           formatValue: (v, _o, type) => (type === 'value' || type === 'total' ? formatBytes(Number(v)) : String(v)),
         },
