@@ -34,6 +34,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
       'start_time',
       'abort_force',
       'array_limit',
+      'array_tasks_json',
     ])
     .where('id', '=', ref.id)
     .executeTakeFirst();

@@ -19,7 +19,7 @@ export function abortRequests(ctx: SchedulerContext) {
 export async function enforceCostLimits(ctx: SchedulerContext): Promise<string[]> {
   const rows = await ctx.db
     .selectFrom('jobs')
-    .select(['id', 'attempt', 'instance_type', 'resource_cpu', 'start_time', 'cost_limit', 'array_limit'])
+    .select(['id', 'attempt', 'instance_type', 'resource_cpu', 'start_time', 'cost_limit', 'array_limit', 'array_tasks_json'])
     .where('lease_owner', '=', ctx.owner)
     .where('status', '=', 'running')
     .execute();

@@ -167,6 +167,6 @@ export async function jobDocuments(db: Kysely<Database>, dataDir: string, jobs: 
 function arrayTasksOf(job: JobRow): Record<string, number> {
   const size = Number(job.array_size);
   const stored = job.array_tasks_json ? (JSON.parse(job.array_tasks_json) as Record<string, number>) : null;
-  const counts = stored ?? { total: size, queued: size, running: 0, completed: 0, failed: 0 };
-  return { ...counts, atOnce: Number(job.array_limit) };
+  const { total, queued, running, completed, failed } = stored ?? { total: size, queued: size, running: 0, completed: 0, failed: 0 };
+  return { total, queued, running, completed, failed, atOnce: Number(job.array_limit) };
 }

@@ -49,6 +49,30 @@ describe('scheduler: compute cost from the instance type', { timeout: 300_000 },
     assert.equal(computeCostCents(config, { instance_type: 'c5.xlarge', resource_cpu: 1, start_time: null }, hour), 0);
   });
 
+  it("the model of an array job: one task's price x its tasks' run times, summed (running ones counted on from the last reading)", () => {
+    const config = testConfig();
+    const start = '2024-01-01T00:00:00.000Z';
+    const at = Date.parse(start) + 600_000;
+    const job = (tasks: object | null) => ({
+      instance_type: 'c5.xlarge',
+      resource_cpu: 1,
+      start_time: start,
+      array_limit: 4,
+      array_tasks_json: tasks && JSON.stringify(tasks),
+    });
+    // 4 at once: the hour of c5.xlarge (17 cents) is 68 cents for the job.
+    assert.equal(hourlyPriceCents(config, job(null)), 68);
+    // 1,800 task-seconds read at `at`, two tasks running since: 10 minutes later, 1,800 + 2 x 600 s = 50 minutes of one
+    // task (17 x 50 / 60 cents, to 1/10,000 of a cent).
+    const reading = { total: 10, queued: 2, running: 2, completed: 6, failed: 0, taskSeconds: 1800, at };
+    assert.equal(computeCostCents(config, job(reading), at + 600_000), 14.1667);
+    // Ended: no task runs, nothing more counts.
+    const ended = { ...reading, running: 0, queued: 0, completed: 10, taskSeconds: 3600 };
+    assert.equal(computeCostCents(config, job(ended), at + 7_200_000), 17);
+    // Before its first reading: all it runs at once, for the time since it started.
+    assert.equal(computeCostCents(config, job(null), Date.parse(start) + 3_600_000), 68);
+  });
+
   it("a finished job's cost is its type's price x its recorded run time", async () => {
     env.scheduler().start();
     const job = await runForASecond(env, { instance_type: 'c5.4xlarge' });
