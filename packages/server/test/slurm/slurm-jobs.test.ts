@@ -330,10 +330,14 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
         const doc = await job(id);
         return doc.status === 'running' && doc.hpcCluster.slurmJobId ? doc : undefined;
       });
+      // Running in Slurm is not yet trapping: a TERM sent before the task's processes exist reaches none of them
+      // (it then ends at the grace period's KILL). The task says when its trap is set.
+      await waitFor(`job ${id}'s task to trap TERM`, async () => (/^started$/m.test(logOf(id)) ? true : undefined));
       await api('PUT', `/api/v2/jobs/${id}/abort?teamId=${ws}${force ? '&force=true' : ''}`);
       const doc = await ended(id);
       assert.equal(doc.status, 'aborted');
       assert.doesNotMatch(scontrol(running.hpcCluster.slurmJobId), /JobState=(RUNNING|PENDING|COMPLETING) /);
+      if (!force) assert.match(logOf(id), /^got TERM$/m);
     }
   });
 
