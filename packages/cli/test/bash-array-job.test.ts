@@ -115,6 +115,10 @@ describe('runyard bash array-job', { timeout: 300_000 }, () => {
     assert.deepEqual((await payload(cloneId)).arrayFile, (await payload(id)).arrayFile);
     const cloned = await w.client.getJobStatus(cloneId, w.ws);
     assert.deepEqual(cloned.arrayTasks, { total: 2, queued: 0, running: 0, completed: 2, failed: 0, atOnce: 2 });
+    // Bash jobs are never resumable (wire-api §2.2: resumable is false for them), arrays included: resume says so.
+    const resume = await run(['job', 'resume', '--job-id', id]);
+    assert.notEqual(resume.code, 0);
+    assert.match(resume.stderr, /The job was not set as resumable when originally run/);
   });
 
   it('--custom-script-path sends the script file and its name as the command; --separator tab is sent as tab', async () => {
