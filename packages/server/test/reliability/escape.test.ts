@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
+import { groupMembers } from '../../src/executors/proc.js';
+import { TaskLimits } from '../../src/executors/sandbox/limits.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { freshDatabaseUrl, usingPostgres } from '../../../../test/support/database.js';
 import { running, startMain, stop, type ServerProcess } from '../../../../test/support/server-process.js';
@@ -218,6 +220,27 @@ function succeeded(w: World, a: Attempt, log: string): boolean {
   return Boolean(leak?.test(log) || (written && existsSync(written)));
 }
 
+/**
+ * The tasks of a server that was killed (nothing settles them now): their process groups are
+ * killed and their cgroups removed, so that the test leaves nothing running on the machine.
+ */
+async function endOrphanedTasks(dataDir: string): Promise<void> {
+  const runDir = path.join(dataDir, 'run');
+  const limits = new TaskLimits();
+  for (const job of existsSync(runDir) ? readdirSync(runDir) : []) {
+    const control = { dir: path.join(runDir, job), attempt: 1 };
+    const pidFile = path.join(control.dir, 'attempt-1.pid');
+    const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').split(' ')[0]) : 0;
+    try {
+      if (pid > 0) process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Ended already.
+    }
+    for (let i = 0; i < 100 && pid > 0 && groupMembers(pid).length; i++) await sleep(50);
+    await limits.discard(control);
+  }
+}
+
 describe('T13: sandbox escape', { timeout: 600_000 }, () => {
   after(() => {
     for (const child of running) child.kill('SIGKILL');
@@ -254,5 +277,6 @@ describe('T13: sandbox escape', { timeout: 600_000 }, () => {
       assert.ok(succeeded(w, a, log), `attempt "${a.name}" failed without a sandbox:\n${log}`);
     }
     for (const child of running) child.kill('SIGKILL');
+    await endOrphanedTasks(w.dataDir);
   });
 });
