@@ -61,8 +61,7 @@ export interface ArrayEnd {
  * however many times the end is read.
  */
 export async function concludeArray(record: SlurmArrayRecord): Promise<ArrayEnd> {
-  const { started, exits: recorded } = await readArrayMarkers(record.dir);
-  let exits = recorded;
+  const { started, exits } = await readArrayMarkers(record.dir);
   const first = await open(path.join(record.dir, 'done'), 'wx').then(
     (f) => f.close().then(() => true),
     () => false,
@@ -70,12 +69,12 @@ export async function concludeArray(record: SlurmArrayRecord): Promise<ArrayEnd>
   if (first) {
     for (const i of [...started].filter((i) => !exits.has(i)).sort((a, b) => a - b)) {
       await writeFile(path.join(record.dir, `exit-${i}-255`), '');
+      exits.set(i, 255);
       const rowLog = path.join(record.taskLogsDir, `task-${i}.log`);
       await appendFile(rowLog, `Runyard: task ${i} ended without recording its exit code.\n`);
       const text = await readFile(rowLog);
       await appendFile(record.logFile, Buffer.concat([Buffer.from(`=== task ${i}: exit code 255 ===\n`), text]));
     }
-    exits = (await readArrayMarkers(record.dir)).exits;
     const failed = [...exits.values()].filter((c) => c !== 0).length;
     await appendFile(record.logFile, `${arraySummaryLine(failed, record.size)}\n`);
   }

@@ -144,7 +144,7 @@ export class SlurmExecutor implements Executor {
       // No Slurm job found: fenced, a job that its scheduler's sbatch still submits never runs the task.
       if (await fenceAttempt(control)) return { state: 'absent' };
       // Its wrapper ran, under a job Slurm no longer shows.
-      const exitCode = await this.recordedExit(control);
+      const exitCode = await this.recordedExit(control, await this.concludedArray(control));
       if (exitCode !== null) return { state: 'exited', exitCode };
       return { state: 'lost', reason: 'The task started on the cluster, but Slurm no longer knows its job and it recorded no exit code.' };
     }
@@ -191,11 +191,10 @@ export class SlurmExecutor implements Executor {
   }
 
   /**
-   * The exit code the task recorded: the wrapper's, or for an array how its rows went (once Slurm
-   * holds none of them); null when there is none (an array: not every row ran).
+   * The exit code the task recorded: the wrapper's, or for an array (concluded once Slurm holds none
+   * of its elements) how its rows went; null when there is none (an array: not every row ran).
    */
-  private async recordedExit(control: AttemptControl, concluded?: ArrayEnd | null): Promise<number | null> {
-    const array = concluded === undefined ? await this.concludedArray(control) : concluded;
+  private async recordedExit(control: AttemptControl, array: ArrayEnd | null): Promise<number | null> {
     if (!array) return readExitFile(control);
     return array.allRan ? array.exitCode : null;
   }
