@@ -74,15 +74,18 @@ describe('array jobs', { timeout: 300_000 }, () => {
     const single = await priceOf(await w.submit('true'));
     assert.ok(single > 0);
     assert.ok(Math.abs((await priceOf(id)) - 4 * single) < 1e-9, `array job price ${await priceOf(id)}, single ${single}`);
-    // Its cost is its tasks' run times at one task's price: more than nothing, less than four tasks for all its run
-    // time (no row runs before the first starts, nor four at once once the last rows run).
+    // Its cost is its tasks' run times at one task's price (the last reading of its rows, none running then), not
+    // four tasks for its whole run time. Compared with what was read, not with clock time: no wall-clock luck.
     const row = await w.s.store.db
       .selectFrom('jobs')
-      .select(['compute_cost_cents', 'start_time', 'end_time'])
+      .select(['compute_cost_cents', 'array_tasks_json'])
       .where('id', '=', id)
       .executeTakeFirstOrThrow();
-    const fourAtOnce = ((Date.parse(row.end_time!) - Date.parse(row.start_time!)) / 3_600_000) * 4 * single * 100;
-    assert.ok(row.compute_cost_cents > 0 && row.compute_cost_cents < fourAtOnce, `${row.compute_cost_cents} of ${fourAtOnce}`);
+    const reading = JSON.parse(row.array_tasks_json!) as { running: number; taskSeconds: number };
+    assert.equal(reading.running, 0);
+    assert.ok(reading.taskSeconds > 0);
+    const expected = Math.round((reading.taskSeconds / 3600) * single * 100 * 10_000) / 10_000;
+    assert.ok(Math.abs(row.compute_cost_cents - expected) <= 0.0001, `${row.compute_cost_cents} != ${expected}`);
   });
 
   it('fails when a row fails, saying how many of how many and which, after every other row ran', async () => {
