@@ -3,6 +3,7 @@ import { adminNoun } from './commands/admin/index.js';
 import { bashNoun } from './commands/bash/index.js';
 import { completionCommand } from './commands/completion/index.js';
 import { configureNoun } from './commands/configure/index.js';
+import { cromwellNoun } from './commands/cromwell/index.js';
 import { datasetsNoun } from './commands/datasets/index.js';
 import { helpCommand } from './commands/help.js';
 import { jobNoun } from './commands/job/index.js';
@@ -49,6 +50,7 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(workflowNoun(ctx))
     .addCommand(jobNoun(ctx))
     .addCommand(bashNoun(ctx))
+    .addCommand(cromwellNoun(ctx))
     .addCommand(queueNoun(ctx))
     .addCommand(instanceTypesNoun(ctx))
     .addCommand(datasetsNoun(ctx))

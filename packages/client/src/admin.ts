@@ -6,11 +6,14 @@ import type {
   AdminUserCreateBody,
   AdminWorkspace,
   DockerWorkflowCreateBody,
+  EngineDriver,
+  EngineServer,
   HpcCluster,
   HpcClusterCreateBody,
   Role,
   Workflow,
 } from '@runyard/contract';
+import { setWorkspaceEngine } from './cromwell.js';
 import type { Transport } from './transport.js';
 
 /** Runyard's own administration routes (/api/runyard/admin/...); the caller must be an admin. */
@@ -55,6 +58,10 @@ export class AdminClient {
   }
   revokeApiKey(keyId: string): Promise<AdminApiKey> {
     return this.t.request('DELETE', `/api/runyard/admin/apikeys/${encodeURIComponent(keyId)}`);
+  }
+  /** The WDL driver (and, for cromwell, the Cromwell server's URL) of a workspace's engine server, which must be stopped. */
+  setWorkspaceEngine(workspaceId: string, driver: EngineDriver, url?: string): Promise<EngineServer> {
+    return setWorkspaceEngine(this.t, workspaceId, driver, url);
   }
   /** Registers a Slurm cluster; its id is the `hpcId` of jobs (executionPlatform hpc) and queues. */
   createHpcCluster(body: HpcClusterCreateBody): Promise<HpcCluster> {

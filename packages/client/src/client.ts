@@ -1,5 +1,17 @@
-import type { BranchesReply, InstanceTypeListReply, JobCostsReply, JobQueue, Project, UserMe, Workflow } from '@runyard/contract';
+import type {
+  BranchesReply,
+  EngineAction,
+  EngineServer,
+  EngineToken,
+  InstanceTypeListReply,
+  JobCostsReply,
+  JobQueue,
+  Project,
+  UserMe,
+  Workflow,
+} from '@runyard/contract';
 import { AdminClient } from './admin.js';
+import * as cromwell from './cromwell.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
 import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
@@ -61,6 +73,8 @@ export class RunyardClient {
   readonly platformUrl: string;
   readonly verify: Verify;
   readonly #engineToken: string;
+  /** The engine token as given: null when none was (the Cromwell routes then get the apikey header). */
+  readonly #givenEngineToken: string | null;
   readonly admin: AdminClient;
   /** Streams files to the upload route (it needs the key, which the transport keeps to itself). */
   readonly #uploader: StreamUploader;
@@ -69,7 +83,8 @@ export class RunyardClient {
     this.transport = new Transport(options);
     this.platformUrl = options.platformUrl.replace(/\/+$/, '');
     this.verify = options.verify ?? true;
-    this.#engineToken = options.engineToken ?? options.apikey;
+    this.#engineToken = options.engineToken || options.apikey;
+    this.#givenEngineToken = options.engineToken || null;
     this.admin = new AdminClient(this.transport);
     this.#uploader = new StreamUploader(options);
   }
@@ -169,6 +184,34 @@ export class RunyardClient {
 
   unarchiveWorkflow(workspaceId: string, workflowId: string): Promise<Workflow> {
     return workflows.archiveWorkflow(this.transport, workspaceId, workflowId, false);
+  }
+
+  /**
+   * get_cromwell_status: the workspace's WDL engine server, `{_id, status, driver, ...}`. Sent with
+   * `Authorization: Bearer <engine token>` when the client has one, else with the apikey.
+   */
+  getCromwellStatus(workspaceId: string): Promise<EngineServer> {
+    return cromwell.getCromwellStatus(this.transport, workspaceId, this.#givenEngineToken);
+  }
+
+  /** cromwell_switch: `restart` starts the engine server (it answers once it runs, 409 with the reason when it cannot), `stop` stops it. */
+  cromwellSwitch(workspaceId: string, action: EngineAction): Promise<EngineServer> {
+    return cromwell.cromwellSwitch(this.transport, workspaceId, action, this.#givenEngineToken);
+  }
+
+  /** Polls the engine server until it runs (or `waitTime` seconds pass, or it is stopped): the last status read. */
+  waitForCromwell(workspaceId: string, options?: cromwell.WaitForEngineOptions): Promise<EngineServer> {
+    return cromwell.waitForCromwell(this.transport, workspaceId, this.#givenEngineToken, options);
+  }
+
+  /** The workspace's engine token (needs the admin role in the workspace). */
+  showEngineToken(workspaceId: string): Promise<EngineToken> {
+    return cromwell.showEngineToken(this.transport, workspaceId);
+  }
+
+  /** Replaces the workspace's engine token; the old one stops working at once (needs the admin role in the workspace). */
+  rotateEngineToken(workspaceId: string): Promise<EngineToken> {
+    return cromwell.rotateEngineToken(this.transport, workspaceId);
   }
 
   /** send_job: resolves names, builds the body and submits the job; the new job's id. */

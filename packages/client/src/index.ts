@@ -123,3 +123,4 @@ export { isFolder, kindOf, type ExplorerItem, type FolderContent, type ItemKind,
 export { StreamUploader, type UploaderOptions } from './datasets/upload.js';
 export type { JobCostsOptions } from './jobs-api/costs.js';
 export type { DockerRegistryAccount } from './users.js';
+export { type WaitForEngineOptions } from './cromwell.js';

@@ -13,6 +13,8 @@ export interface RequestOptions {
   query?: Query;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Sends `Authorization: Bearer <token>` instead of the apikey header (the workflow-engine routes). */
+  bearer?: string;
 }
 
 export interface RawResponse {
@@ -85,7 +87,7 @@ export class Transport {
   }
 
   /** Sends a request and returns status, headers and parsed body whatever the status. */
-  raw(method: string, path: string, { query, body, headers }: RequestOptions = {}): Promise<RawResponse> {
+  raw(method: string, path: string, { query, body, headers, bearer }: RequestOptions = {}): Promise<RawResponse> {
     const url = new URL(this.baseUrl.toString());
     url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
     url.search = encodeQuery(query);
@@ -99,7 +101,7 @@ export class Transport {
           agent: this.#agent,
           headers: {
             accept: 'application/json',
-            apikey: this.#apikey,
+            ...(bearer === undefined ? { apikey: this.#apikey } : { authorization: `Bearer ${bearer}` }),
             ...(payload && { 'content-type': 'application/json', 'content-length': String(payload.length) }),
             ...headers,
           },

@@ -13,3 +13,4 @@ export * from './schemas/job.js';
 export * from './schemas/hpc.js';
 export * from './schemas/folder.js';
 export * from './schemas/costs.js';
+export * from './schemas/cromwell.js';

@@ -32,7 +32,7 @@ function operation(id: string, r: RouteSpec) {
     },
   };
   if (r.body) op.requestBody = { required: true, content: { 'application/json': { schema: r.body } } };
-  if (r.auth === 'apikey') op.security = [{ apikey: [] }];
+  if (r.auth === 'apikey') op.security = r.engineToken ? [{ apikey: [] }, { engineToken: [] }] : [{ apikey: [] }];
   return op;
 }
 
@@ -47,7 +47,12 @@ export function buildOpenApiDocument(version: string) {
   return {
     openapi: '3.1.0',
     info: { title: 'Runyard API', version, description: 'CloudOS-compatible analysis platform API' },
-    components: { securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey' } } },
+    components: {
+      securitySchemes: {
+        apikey: { type: 'apiKey', in: 'header', name: 'apikey' },
+        engineToken: { type: 'http', scheme: 'bearer', description: "The workspace's engine token (the Cromwell routes only)" },
+      },
+    },
     paths,
   };
 }

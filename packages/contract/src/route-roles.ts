@@ -55,6 +55,8 @@ export const ROUTE_ROLES = {
   bucketContents: 'viewer',
   containerContents: 'viewer',
   cloudAzure: 'viewer',
+  // The engine server's status: any role, and the workspace's engine token (Bearer).
+  cromwellStatus: 'viewer',
 
   projectCreate: 'member',
   workflowImport: 'member',
@@ -75,10 +77,16 @@ export const ROUTE_ROLES = {
   fileDelete: 'member',
   folderDelete: 'member',
   datasetUpload: 'member',
+  // Starting the engine is part of running a WDL job (the public client's job run does it), so a
+  // member may; so may the engine token, which acts as a member.
+  cromwellSwitch: 'member',
 
   // Hiding a workflow hides it from every member's job submission: a workspace decision.
   workflowArchive: 'admin',
   workflowUnarchive: 'admin',
+  // The engine token starts and stops the workspace's engine server: a workspace credential.
+  engineTokenShow: 'admin',
+  engineTokenRotate: 'admin',
 
   adminUserList: 'platformAdmin',
   adminUserCreate: 'platformAdmin',
@@ -96,4 +104,6 @@ export const ROUTE_ROLES = {
   adminQueueList: 'platformAdmin',
   adminHpcCreate: 'platformAdmin',
   adminHpcList: 'platformAdmin',
+  // The driver and the Cromwell URL (a host the server connects to) are the operator's choice.
+  adminEngineSet: 'platformAdmin',
 } as const satisfies Record<RouteId, RouteAccess>;

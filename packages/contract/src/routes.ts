@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
 import * as costs from './schemas/costs.js';
+import * as cromwell from './schemas/cromwell.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
 import * as hpc from './schemas/hpc.js';
@@ -25,6 +26,11 @@ export interface RouteSpec {
   workspace: boolean;
   /** Only an administrator may call it. */
   admin?: boolean;
+  /**
+   * Also takes `Authorization: Bearer <engine token>` instead of the apikey (the Cromwell routes,
+   * wire-api §1.2): the workspace's engine, acting with the member role in that workspace only.
+   */
+  engineToken?: boolean;
   /** Runyard's own routes refuse unknown body keys; CloudOS wire routes ignore them. */
   own: boolean;
   status: number;
@@ -776,6 +782,65 @@ export const ROUTES = {
     status: 201,
     querystring: folder.UploadQuery,
     response: folder.FileItem,
+  }),
+  cromwellStatus: route({
+    method: 'GET',
+    path: '/api/v1/cromwell',
+    summary: "The workspace's WDL engine server (made, stopped, on first use): its _id and status",
+    auth: 'apikey',
+    engineToken: true,
+    workspace: true,
+    own: false,
+    status: 200,
+    querystring: TeamIdQuery,
+    response: cromwell.EngineServer,
+  }),
+  cromwellSwitch: route({
+    method: 'PUT',
+    path: '/api/v1/cromwell/:action',
+    summary: "Starts (restart) or stops (stop) the workspace's WDL engine server; no body",
+    auth: 'apikey',
+    engineToken: true,
+    workspace: true,
+    own: false,
+    status: 200,
+    params: cromwell.EngineActionParams,
+    querystring: TeamIdQuery,
+    response: cromwell.EngineServer,
+  }),
+  engineTokenShow: route({
+    method: 'GET',
+    path: '/api/runyard/engine-token',
+    summary: "The workspace's engine token (workspace admin or owner)",
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    querystring: TeamIdQuery,
+    response: cromwell.EngineToken,
+  }),
+  engineTokenRotate: route({
+    method: 'POST',
+    path: '/api/runyard/engine-token/rotate',
+    summary: "Replaces the workspace's engine token; the old one stops working at once",
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    querystring: TeamIdQuery,
+    response: cromwell.EngineToken,
+  }),
+  adminEngineSet: route({
+    method: 'PUT',
+    path: '/api/runyard/admin/engine',
+    summary: "Sets the WDL driver (and Cromwell URL) of a workspace's engine server, while it is stopped",
+    auth: 'apikey',
+    workspace: false,
+    admin: true,
+    own: true,
+    status: 200,
+    body: cromwell.EngineSetBody,
+    response: cromwell.EngineServer,
   }),
 } satisfies Record<string, RouteSpec>;
 

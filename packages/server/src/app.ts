@@ -9,6 +9,7 @@ import { RequestLogController, requestSerializers } from './http/request-log.js'
 import { registerTextGuard } from './http/text-guard.js';
 import { adminHandlers } from './routes/admin.js';
 import { costHandlers } from './routes/costs.js';
+import { cromwellHandlers } from './routes/cromwell.js';
 import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js';
 import { folderHandlers } from './routes/folders.js';
 import { registerHomePage } from './routes/home-page.js';
@@ -93,6 +94,7 @@ export async function buildApp(
     ...storageBrowseHandlers,
     ...jobDataHandlers,
     ...costHandlers,
+    ...cromwellHandlers,
   });
   return app;
 }

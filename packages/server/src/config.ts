@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -144,6 +144,24 @@ export const CONFIG_KEYS = {
     schema: Type.String(),
     default: '',
     doc: "PATH of job tasks. Empty: the server's own PATH.",
+  },
+  wdlEngine: {
+    env: 'RUNYARD_WDL_ENGINE',
+    schema: Type.Union(['', 'toil', 'cromwell', 'miniwdl'].map((d) => Type.Literal(d))),
+    default: '' as '' | 'toil' | 'cromwell' | 'miniwdl',
+    doc: "WDL driver of a workspace's engine server when it is first used (`runyard admin workspace set-engine` changes it later): toil (toil-wdl-runner, run as the job's task), cromwell (a Cromwell server at cromwellUrl) or miniwdl. Empty: toil when toil-wdl-runner is on the task PATH, else miniwdl when miniwdl is, else toil.",
+  },
+  cromwellUrl: {
+    env: 'RUNYARD_CROMWELL_URL',
+    schema: Type.String({ pattern: '^(|https?://[^\\s?#@]+)$' }),
+    default: '',
+    doc: 'Base URL of an external Cromwell server (http or https, no credentials, query or fragment; e.g. http://cromwell:8000) for workspaces whose engine server uses the cromwell driver and has no URL of its own.',
+  },
+  cromwellExecutionsDir: {
+    env: 'RUNYARD_CROMWELL_EXECUTIONS_DIR',
+    schema: Type.String(),
+    default: '',
+    doc: "Where the Cromwell server keeps its calls' directories (its cromwell-executions), when it runs on this machine: WDL jobs of the cromwell driver read their calls' logs and output files there (the sandbox shows it to them read-only). Empty: only what the sandbox shows anyway can be copied.",
   },
   containerRuntime: {
     env: 'RUNYARD_CONTAINER_RUNTIME',
@@ -367,7 +385,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
+  if (!out.wdlEngine) out.wdlEngine = defaultWdlEngine(out.taskPath as string);
+  out.cromwellUrl = (out.cromwellUrl as string).replace(/\/+$/, '');
   return Object.freeze(out) as Config;
+}
+
+/** The WDL driver when RUNYARD_WDL_ENGINE is empty: the first of toil and miniwdl installed on the task PATH, else toil. */
+export function defaultWdlEngine(taskPath: string): 'toil' | 'miniwdl' {
+  if (onPath('toil-wdl-runner', taskPath)) return 'toil';
+  return onPath('miniwdl', taskPath) ? 'miniwdl' : 'toil';
+}
+
+/** Whether an executable file of that name is in a directory of the PATH (as executors/find-executable.ts finds it; config imports nothing above it). */
+function onPath(name: string, searchPath: string): boolean {
+  return searchPath.split(':').some((dir) => {
+    if (!path.isAbsolute(dir)) return false;
+    const file = path.join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** A service URL for storage: http(s), no credentials or query in it. Null when fine; the message never quotes the value. */

@@ -32,6 +32,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Which WDL driver new engine servers get (a workspace's own may differ: runyard admin workspace set-engine). */
+function wdlEngineLine(config: Config): string {
+  const url = config.wdlEngine === 'cromwell' ? ` at ${config.cromwellUrl || '(no RUNYARD_CROMWELL_URL set)'}` : '';
+  return `WDL engine: ${config.wdlEngine}${url} for new workspaces (RUNYARD_WDL_ENGINE; one workspace's: runyard admin workspace set-engine)`;
+}
+
 function urlOf(config: Config, server: Server): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
   const { port } = server.address() as AddressInfo;
@@ -71,6 +77,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     bound.serve();
     const url = urlOf(config, bound.server);
     out(`Runyard ${VERSION} is listening on ${url} (database: ${store.kind})`);
+    out(wdlEngineLine(config));
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
     const admin = await createInitialAdmin(store.db);
     if (admin) {

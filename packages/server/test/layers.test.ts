@@ -43,8 +43,8 @@ const ALLOWED: readonly { from: string; to: string; why: string }[] = [
   { from: 'engines/engine.ts', to: 'scheduler/job-paths.ts', why: 'JobPaths type' },
   { from: 'engines/nextflow.ts', to: 'scheduler/job-paths.ts', why: 'JobPaths type, isResumedWorkDir' },
   { from: 'engines/task-env.ts', to: 'scheduler/job-paths.ts', why: 'JobPaths type' },
-  // The Nextflow engine resolves the workflow's repository (credentials, URL policy) as the services do.
-  { from: 'engines/nextflow.ts', to: 'services/repositories.ts', why: 'resolveRepository' },
+  // Engines fetch the workflow's repository (credentials, URL policy) as the services resolve it.
+  { from: 'engines/workflow-sources.ts', to: 'services/repositories.ts', why: 'resolveRepository' },
 ];
 
 const SRC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../src');

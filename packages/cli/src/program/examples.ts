@@ -127,6 +127,17 @@ export const EXAMPLES: Record<string, Example[]> = {
       'bash array-job --workflow-name ubuntu --array-file Data/samples.tsv --separator tab --custom-script-path Data/run.sh -a --sample=id',
     ),
   ],
+  cromwell: [ex("start the workspace's WDL engine server, then check it", 'cromwell start'), ex('', 'cromwell status')],
+  'cromwell status': [
+    ex('prints the status, e.g. Running', 'cromwell status'),
+    ex('with the engine token instead of the API key, as JSON', 'cromwell status -t ENGINE_TOKEN --output-format json'),
+  ],
+  'cromwell start': [
+    ex('start it and wait (up to 300 s) until it runs', 'cromwell start'),
+    ex('wait at most a minute', 'cromwell start --wait-time 60'),
+  ],
+  'cromwell restart': [ex('check its engine anew and wait until it runs', 'cromwell restart')],
+  'cromwell stop': [ex('stop it: running WDL jobs finish, new ones are refused', 'cromwell stop')],
   queue: [ex('the job queues of the workspace', 'queue list')],
   'queue list': [ex('the job queues of the workspace', 'queue list')],
   'instance-types': [ex('the instance types jobs may ask for, with their price', 'instance-types list')],
@@ -156,6 +167,19 @@ export const EXAMPLES: Record<string, Example[]> = {
   'admin workspace': [ex('every workspace', 'admin workspace list')],
   'admin workspace create': [ex('a workspace owned by a user', `admin workspace create --name lab --owner-id ${USER}`)],
   'admin workspace list': [ex('every workspace', 'admin workspace list')],
+  'admin workspace set-engine': [
+    ex('WDL jobs of the workspace run on toil-wdl-runner', `admin workspace set-engine --workspace-id ${WS} --driver toil`),
+    ex(
+      'on a Cromwell server',
+      `admin workspace set-engine --workspace-id ${WS} --driver cromwell --cromwell-url http://cromwell.example.org:8000`,
+    ),
+  ],
+  'admin engine-token': [ex("the workspace's engine token", 'admin engine-token show')],
+  'admin engine-token show': [
+    ex("the workspace's engine token", 'admin engine-token show'),
+    shell('use it instead of the API key', 'runyard cromwell status -t "$(runyard admin engine-token show)"'),
+  ],
+  'admin engine-token rotate': [ex('a new token; the old one stops working', 'admin engine-token rotate')],
   'admin member': [ex('the members of a workspace', `admin member list --workspace-id ${WS}`)],
   'admin member create': [ex('add a user as a viewer', `admin member create --workspace-id ${WS} --user-id ${USER} --role viewer`)],
   'admin member list': [ex('the members of a workspace', `admin member list --workspace-id ${WS}`)],

@@ -2,9 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
-import { materializeCommit } from '../git/snapshot.js';
 import { isResumedWorkDir, type JobPaths } from '../scheduler/job-paths.js';
-import { resolveRepository } from '../services/repositories.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { findOnPath, isExecutableFile } from '../executors/find-executable.js';
 import type { JobInputs } from '../staging/inputs.js';
@@ -12,6 +10,7 @@ import { nextflowHomeFor } from './nextflow-home.js';
 import { nextflowParamValue } from './nextflow-param-value.js';
 import { nextflowS3 } from './nextflow-s3.js';
 import { taskParameters } from './parameters.js';
+import { materialize } from './workflow-sources.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
 
 /** The nextflow executable: RUNYARD_NEXTFLOW_BIN, else `nextflow` on the task PATH. */
@@ -29,26 +28,6 @@ export function nextflowBinary(config: Config): string {
 /** Nextflow's rule for run names: lowercase, starting with a letter, at most 80 characters. */
 export function runNameOf(job: JobRow): string {
   return `runyard-${job.id.toLowerCase().replace(/[^a-z0-9]/g, '')}-${job.attempt}`;
-}
-
-function revisionCommit(job: JobRow): string {
-  const revision = JSON.parse(job.revision_json || '{}') as { commit?: unknown };
-  if (typeof revision.commit !== 'string' || !revision.commit) throw new EngineError('The job has no resolved commit of its workflow.');
-  return revision.commit;
-}
-
-/** The workflow's sources at the job's commit, in the job's control directory (outside its storage). */
-async function materialize(job: JobRow, workflow: WorkflowRow, paths: JobPaths, config: Config): Promise<string> {
-  if (!workflow.repository_url) throw new EngineError('The workflow has no repository.');
-  const commit = revisionCommit(job);
-  const repo = resolveRepository(config, workflow.repository_url);
-  const src = path.join(paths.control, 'src');
-  try {
-    await materializeCommit(repo, commit, path.join(config.dataDir, 'git-cache', job.workspace_id), src);
-  } catch (e) {
-    throw new EngineError(`The workflow could not be fetched at commit ${commit}: ${(e as Error).message}`);
-  }
-  return src;
 }
 
 function mainScript(src: string, workflow: WorkflowRow): string {

@@ -1,7 +1,7 @@
 import { EngineError, type Engine } from './engine.js';
 import { containerEngine } from './container.js';
 import { nextflowEngine } from './nextflow.js';
-import { wdlEngine } from './wdl.js';
+import { wdlEngine } from './wdl/wdl-engine.js';
 
 /** The engine of each workflow type (jobs.workflow_type). */
 export const ENGINES: Readonly<Record<string, Engine>> = {

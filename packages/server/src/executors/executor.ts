@@ -12,7 +12,7 @@ export interface TaskSpec {
   cwd: string;
   /** stdout and stderr of the task are appended here as they come. */
   logFile: string;
-  /** Directories the task writes besides cwd (its results, logs); a sandbox hides everything else. */
+  /** Directories the task writes besides cwd (its results, logs), or files made before the launch; a sandbox hides everything else. */
   writable?: string[];
   /** Files and directories the task reads but never writes (its staged inputs, sources). */
   readable?: string[];

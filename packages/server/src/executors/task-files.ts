@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { AttemptControl, TaskSpec } from './executor.js';
 
@@ -6,7 +6,8 @@ import type { AttemptControl, TaskSpec } from './executor.js';
 export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
   mkdirSync(control.dir, { recursive: true });
   mkdirSync(path.dirname(task.logFile), { recursive: true });
-  for (const dir of [task.cwd, ...(task.writable ?? [])]) mkdirSync(dir, { recursive: true });
+  // A writable file (a WDL task's failure file) exists already: only directories are made.
+  for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }
 
 /** Lines the server writes at the head of the task's log (notes, the preamble), before the task's own output; null lines are skipped. */

@@ -3,6 +3,7 @@ import { ROUTES, type RouteId, type RouteSpec } from '@runyard/contract';
 import { AppError } from '../errors/app-error.js';
 import { authenticate } from '../services/api-keys.js';
 import type { AuthUser, Context } from '../services/context.js';
+import { authenticateEngineToken } from '../services/engine-servers.js';
 import { requireRole } from '../services/roles.js';
 import { workspaceContext } from '../services/workspaces.js';
 import { compileBodyValidator } from './body-validator.js';
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     user: AuthUser | null;
     ctx: Context | null;
+    /** Set when an engine token authenticated the request: the one workspace it may act in. */
+    engineWorkspace: string | null;
   }
 }
 
@@ -24,10 +27,18 @@ function apikeyOf(request: FastifyRequest): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** The token of `Authorization: Bearer <token>`, or undefined when the header is absent or another scheme. */
+function bearerOf(request: FastifyRequest): string | undefined {
+  const value = request.headers.authorization;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value ?? '');
+  return match?.[1];
+}
+
 /** Registers every route of the contract's table with its handler and roles entry; a row without both is a startup error. */
 export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Handlers): void {
   app.decorateRequest('user', null);
   app.decorateRequest('ctx', null);
+  app.decorateRequest('engineWorkspace', null);
   for (const [id, spec] of Object.entries(ROUTES) as [RouteId, RouteSpec][]) {
     const handler = handlers[id];
     if (!handler) throw new Error(`Route ${id} (${spec.method} ${spec.path}) has no handler`);
@@ -45,6 +56,16 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
       onRequest:
         spec.auth === 'apikey'
           ? async (request) => {
+              // The Cromwell routes also take the workspace's engine token (wire-api §1.2); it wins
+              // over an apikey sent with it, as in the public client. Other routes ignore it.
+              const bearer = spec.engineToken ? bearerOf(request) : undefined;
+              if (bearer !== undefined) {
+                const engine = await authenticateEngineToken(deps.db, bearer);
+                if (!engine) throw new AppError('UNAUTHENTICATED', 'The engine token is not valid or has been rotated.');
+                request.user = engine.user;
+                request.engineWorkspace = engine.workspaceId;
+                return;
+              }
               const key = apikeyOf(request);
               if (!key) throw new AppError('UNAUTHENTICATED', 'Missing API key: send it in the apikey header.');
               const user = await authenticate(deps.db, key);
@@ -66,7 +87,12 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
         if (spec.workspace) {
           const teamId = (request.query as { teamId?: string }).teamId;
           if (!teamId) throw new AppError('TEAM_ID_REQUIRED');
-          request.ctx = await workspaceContext(deps.db, request.user!, teamId);
+          if (request.engineWorkspace !== null) {
+            // An engine token acts as a member of its own workspace, and knows no other.
+            if (teamId !== request.engineWorkspace)
+              throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or the engine token is not one of it.`);
+            request.ctx = { user: request.user!, workspaceId: teamId, role: 'member' };
+          } else request.ctx = await workspaceContext(deps.db, request.user!, teamId);
           // Before the handler reads the body (an upload's stream included): a refusal changes nothing.
           requireRole(request.ctx, role!);
         }

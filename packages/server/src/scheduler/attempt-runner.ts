@@ -1,4 +1,7 @@
 import { mkdir } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
+import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
+import { engineServerOf } from '../store/engine-server-lookup.js';
 import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
@@ -11,6 +14,9 @@ import { pullWorkDir, startLogPusher } from './outputs.js';
 import { watchArrayProgress, withArrayOutcome, type ArrayProgress } from './array-progress.js';
 import { concludeAttempt, settle } from './settle.js';
 import { withWorkDirLock } from './work-dir-lock.js';
+
+/** How long a WDL job waits for its workspace's engine server to start. */
+const ENGINE_START_WAIT_MS = 10 * 60_000;
 
 function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -146,8 +152,10 @@ export class AttemptRunner {
       : undefined;
     const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
     const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
-    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs);
-    task.network = network;
+    const server = job.workflow_type === 'wdl' ? await this.runningEngineServer(job.workspace_id) : null;
+    const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs, server);
+    // An engine that must reach a server of its own (a Cromwell client) says so; otherwise the queue's network.
+    task.network ??= network;
     // A queue of an HPC cluster: which of the executor's clusters runs the task, and in which partition.
     if (queue?.hpc_id) task.placement = { cluster: queue.hpc_id, ...(queue.partition ? { partition: queue.partition } : {}) };
     // All a sandboxed task sees of the data directory: its own directories, and read-only its control
@@ -165,6 +173,28 @@ export class AttemptRunner {
     // Said once, by the first attempt.
     else task.preamble = [...ignoredOptionNotes(job), ...(task.preamble ?? [])];
     return task;
+  }
+
+  /**
+   * A WDL job's engine server, once it runs: a job submitted while it starts waits for it (polling
+   * the store, as long as the job is not aborted); one whose server is stopped before it starts fails.
+   */
+  private async runningEngineServer(workspaceId: string): Promise<EngineServerInfo> {
+    const deadline = Date.now() + ENGINE_START_WAIT_MS;
+    for (;;) {
+      const server = await engineServerOf(this.ctx.db, workspaceId);
+      if (server?.status === 'Running' && (WDL_DRIVERS as readonly string[]).includes(server.driver))
+        return { id: server.id, driver: server.driver as WdlDriverName, url: server.url };
+      if (server?.status !== 'Starting')
+        throw new EngineError(
+          `The workspace's WDL engine server is ${server?.status.toLowerCase() ?? 'stopped'}: start it ("runyard cromwell start") and run the job again.`,
+        );
+      if (Date.now() > deadline)
+        throw new EngineError(`The workspace's WDL engine server did not start within ${ENGINE_START_WAIT_MS / 60_000} minutes.`);
+      if (this.stopped || (await attemptStatus(this.ctx.db, this.ref))?.status !== 'initializing')
+        throw new EngineError('The job ended while its engine server started.');
+      await delay(1000);
+    }
   }
 
   private async failBeforeLaunch(message: string): Promise<void> {

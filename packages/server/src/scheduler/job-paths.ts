@@ -30,7 +30,7 @@ export function jobPaths(dataDir: string, workspaceId: string, jobId: string): J
   const bucket = defaultBucketOf(workspaceId);
   const prefix = `${workspaceId}/jobs/${jobId}`;
   const root = path.join(dataDir, 'storage', bucket, workspaceId, 'jobs', jobId);
-  const control = path.join(dataDir, 'run', jobId);
+  const control = controlDirOf(dataDir, jobId);
   return {
     bucket,
     prefix,
@@ -92,4 +92,17 @@ export async function taskPaths(dataDir: string, blobs: BlobStore, job: JobLocat
 /** True when the job runs in the work directory of another job (a resume). */
 export function isResumedWorkDir(paths: JobPaths): boolean {
   return paths.workBucket !== paths.bucket || paths.workPrefix !== `${paths.prefix}/work`;
+}
+
+/** `<dataDir>/run/<jobId>`: a job's control files (JobPaths.control). */
+export function controlDirOf(dataDir: string, jobId: string): string {
+  return path.join(dataDir, 'run', jobId);
+}
+
+/**
+ * Where an attempt's task may write, when it fails, one paragraph that says why (a WDL engine: the
+ * failing call and its error). It becomes the job's failure message (settle.ts).
+ */
+export function failureFileOf(control: string, attempt: number): string {
+  return path.join(control, `failure-${attempt}.txt`);
 }

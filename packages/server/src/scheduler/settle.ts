@@ -1,4 +1,4 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, readFile } from 'node:fs/promises';
 import type { JobStatus } from '@runyard/contract';
 import { stdoutFileOf } from '../engines/task-env.js';
 import type { TaskEnd } from '../executors/executor.js';
@@ -6,7 +6,7 @@ import { jobResources } from '../instance-types/job-resources.js';
 import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
-import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { controlDirOf, failureFileOf, jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
@@ -102,12 +102,20 @@ export async function concludeAttempt(ctx: SchedulerContext, ref: AttemptRef, en
     return settle(ctx, ref, {
       status: 'failed',
       exitCode: end.exitCode,
-      message: end.message ?? `The task exited with code ${end.exitCode}.`,
+      message: end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`,
     });
   }
   // Killed for its memory: running it again would end the same way.
   if (end.state === 'lost' && end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, null));
   return requeueOrFail(ctx, ref, end.state === 'lost' ? end.reason : 'the task never started');
+}
+
+/** What the task said of its own failure (failureFileOf), at most 2000 characters; null when it said nothing. */
+async function failureReason(ctx: SchedulerContext, ref: AttemptRef): Promise<string | null> {
+  const text = await readFile(failureFileOf(controlDirOf(ctx.config.dataDir, ref.id), ref.attempt), 'utf8').catch(() => '');
+  const reason = text.replace(/\0/g, '').trim();
+  if (!reason) return null;
+  return reason.length > 2000 ? `${reason.slice(0, 1997)}...` : reason;
 }
 
 /** The failure of a task the kernel killed for passing its memory limit, naming the limit as the job asked for it. */

@@ -9,6 +9,7 @@ import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { planArrayJob } from './job-array.js';
 import { listRegistryAccounts } from './docker-registries.js';
+import { checkEngineForSubmission } from './engine-servers.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { admitJob } from './job-admission.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
@@ -95,6 +96,8 @@ export async function submitJob(
   if (workflowType !== 'docker' && body.command)
     throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${quoted(workflow.name)} is ${workflowType}.`);
   checkParameters(body);
+  // A WDL job needs the workspace's engine server started (409 while it is stopped), and names it, if at all, by its _id.
+  if (workflowType === 'wdl') await checkEngineForSubmission(db, config, ctx.workspaceId, body.cromwellCloudResources);
   // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).
   await checkJobInputs(db, storage, ctx.workspaceId, body);
   const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);

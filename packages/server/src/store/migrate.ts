@@ -10,6 +10,7 @@ import * as externalIdText from './migrations/0008-external-id-text.js';
 import * as hpcClusters from './migrations/0009-hpc-clusters.js';
 import * as arrayJobs from './migrations/0010-array-jobs.js';
 import * as dockerRegistries from './migrations/0011-docker-registries.js';
+import * as engineServers from './migrations/0012-engine-servers.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -24,6 +25,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-hpc-clusters': hpcClusters,
   '0010-array-jobs': arrayJobs,
   '0011-docker-registries': dockerRegistries,
+  '0012-engine-servers': engineServers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -238,6 +238,27 @@ export interface FolderTable extends DataItemColumns {
 
 export type FileTable = DataItemColumns;
 
+/** A workspace's WDL engine server (migration 0012). */
+export interface EngineServerTable {
+  id: string;
+  workspace_id: string;
+  /** toil, cromwell or miniwdl (engines/wdl/driver.ts). */
+  driver: string;
+  /** Stopped, Starting, Running or Stopping. */
+  status: string;
+  /** The Cromwell server's base URL (cromwell driver); null for the others. */
+  url: string | null;
+  /** A server Runyard runs itself (its pid and so on), JSON; null when none. */
+  process_json: string | null;
+  /** SHA-256 (hex) of the engine token. */
+  token_hash: string;
+  /** The engine token, sealed with the server's key. */
+  token_sealed: string;
+  status_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UserTable;
   workspaces: WorkspaceTable;
@@ -252,4 +273,5 @@ export interface Database {
   files: FileTable;
   hpc_clusters: HpcClusterTable;
   docker_registries: DockerRegistryTable;
+  engine_servers: EngineServerTable;
 }

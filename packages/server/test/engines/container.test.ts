@@ -333,8 +333,9 @@ describe('container engine', () => {
   it('the registry answers an engine per workflow type, and refuses other types', async () => {
     assert.equal(engineFor('docker'), containerEngine);
     await assert.rejects(
+      // A WDL job runs on its workspace's engine server, which the scheduler hands the engine.
       engineFor('wdl').prepare(jobRow(), workflowRow(), pathsFor(), config),
-      new EngineError('WDL jobs are not run yet.'),
+      new EngineError('The workspace has no WDL engine server running.'),
     );
     assert.throws(() => engineFor('toString'), EngineError);
   });

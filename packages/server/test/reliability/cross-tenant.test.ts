@@ -114,6 +114,12 @@ describe('T4: cross-tenant matrix over every route', () => {
         expect: 403,
       },
       adminHpcList: { method: 'GET', url: '/api/runyard/admin/hpc', expect: 403 },
+      adminEngineSet: { method: 'PUT', url: '/api/runyard/admin/engine', body: { workspaceId: v.ws, driver: 'toil' }, expect: 403 },
+      // The caller's own engine server and token: nothing of the victim's.
+      cromwellStatus: { method: 'GET', url: `/api/v1/cromwell?${T}`, expect: 'own' },
+      cromwellSwitch: { method: 'PUT', url: `/api/v1/cromwell/stop?${T}`, expect: 'own' },
+      engineTokenShow: { method: 'GET', url: `/api/runyard/engine-token?${T}`, expect: 'own' },
+      engineTokenRotate: { method: 'POST', url: `/api/runyard/engine-token/rotate?${T}`, expect: 'own' },
       workflowList: { method: 'GET', url: `/api/v3/workflows?${T}`, expect: 'own' },
       workflowGet: { method: 'GET', url: `/api/runyard/workflows/${v.workflow}?${T}`, expect: 404 },
       workflowImport: {

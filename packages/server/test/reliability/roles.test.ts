@@ -193,6 +193,7 @@ describe('T14: roles matrix over every route', () => {
         ),
       },
       cloudAzure: { role: 'viewer', probe: get(`/api/v1/cloud/azure?${T()}`) },
+      cromwellStatus: { role: 'viewer', probe: get(`/api/v1/cromwell?${T()}`) },
 
       projectCreate: {
         role: 'member',
@@ -315,6 +316,7 @@ describe('T14: roles matrix over every route', () => {
           raw: true,
         }),
       },
+      cromwellSwitch: { role: 'member', probe: async () => ({ method: 'PUT', url: `/api/v1/cromwell/stop?${T()}` }) },
 
       workflowArchive: {
         role: 'admin',
@@ -330,6 +332,8 @@ describe('T14: roles matrix over every route', () => {
           return { method: 'PUT', url: `/api/runyard/workflows/${w.nextflowWorkflowId}/unarchive?${T()}` };
         },
       },
+      engineTokenShow: { role: 'admin', probe: get(`/api/runyard/engine-token?${T()}`) },
+      engineTokenRotate: { role: 'admin', probe: async () => ({ method: 'POST', url: `/api/runyard/engine-token/rotate?${T()}` }) },
 
       adminUserList: platformAdmin('GET', '/api/runyard/admin/users'),
       adminUserCreate: platformAdmin('POST', '/api/runyard/admin/users', { username: 'x', email: 'x@x.org' }),
@@ -359,6 +363,7 @@ describe('T14: roles matrix over every route', () => {
         sharedDirectory: w.s.config.dataDir,
       }),
       adminHpcList: platformAdmin('GET', '/api/runyard/admin/hpc'),
+      adminEngineSet: platformAdmin('PUT', '/api/runyard/admin/engine', { workspaceId: w.ws, driver: 'toil' }),
     };
   }
 
@@ -373,7 +378,10 @@ describe('T14: roles matrix over every route', () => {
   it('lets a viewer only read: every workspace route that is not a GET needs at least the member role', () => {
     for (const [id, spec] of Object.entries(ROUTES) as [RouteId, (typeof ROUTES)[RouteId]][]) {
       const access = ROUTE_ROLES[id];
-      if (spec.method === 'GET') assert.ok(['public', 'user', 'viewer', 'platformAdmin'].includes(access), `${id} is a read: ${access}`);
+      // Showing the workspace's engine token reads a credential, not workspace content: admin only.
+      if (id === 'engineTokenShow') assert.equal(access, 'admin');
+      else if (spec.method === 'GET')
+        assert.ok(['public', 'user', 'viewer', 'platformAdmin'].includes(access), `${id} is a read: ${access}`);
       else if (spec.workspace) assert.ok(access !== 'viewer' && hasRole(access, 'member'), `${id} is a write: ${access}`);
     }
   });

@@ -19,6 +19,7 @@ export const STATE_TABLES = [
   'files',
   'hpc_clusters',
   'docker_registries',
+  'engine_servers',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */

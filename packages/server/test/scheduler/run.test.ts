@@ -234,11 +234,14 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     await assertLegalHistory(env, id);
   });
 
-  it('a WDL job is stored but fails: WDL jobs are not run yet', async () => {
+  it('a WDL job whose workspace has no engine server running fails before its task starts, saying to start it', async () => {
     const wf = await insertWorkflow(env, { workflow_type: 'wdl' });
     const id = await insertJob(env, wf);
     const job = await waitForStatus(env, id, ['completed', 'failed']);
-    assert.equal(job.status_message, 'WDL jobs are not run yet.');
+    assert.equal(
+      job.status_message,
+      `The workspace's WDL engine server is stopped: start it ("runyard cromwell start") and run the job again.`,
+    );
     assert.equal((await getJob(env, id)).status, 'failed');
   });
 });

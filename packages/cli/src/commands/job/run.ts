@@ -5,6 +5,7 @@ import { resolveConnection, type ConnectionFlags } from '../../config/connection
 import type { CliContext } from '../../context.js';
 import { integerIn } from '../../options/integer.js';
 import { afterLaunch, reportLaunched } from './follow.js';
+import { readyEngineServer } from './wdl-engine.js';
 import {
   addWaitOptions,
   checkOneRevision,
@@ -88,43 +89,50 @@ export async function jobRun(opts: JobRunOptions, ctx: CliContext, explicit: (na
     if (ignored.length) ctx.stderr.write(`Note: on hpc these options are ignored: ${ignored.join(', ')}.\n`);
     ctx.stderr.write('Note: on hpc the process logs are not saved.\n');
   }
-  await withClient(conn, async (client) => {
-    const id = await client.sendJob({
-      workspaceId: conn.workspaceId,
-      projectName,
-      workflowName,
-      last: Boolean(opts.last),
-      mainfile: opts.wdlMainfile,
-      importsfile: opts.wdlImportsfile,
-      repositoryPlatform,
-      jobConfig: opts.jobConfig,
-      parameters: opts.parameter,
-      paramsFile: opts.paramsFile,
-      gitCommit: opts.gitCommit,
-      gitTag: opts.gitTag,
-      gitBranch: opts.gitBranch,
-      jobName: opts.jobName,
-      resumable: Boolean(opts.resumable),
-      saveLogs: !opts.doNotSaveLogs,
-      jobQueue: opts.jobQueue,
-      nextflowProfile: opts.nextflowProfile,
-      nextflowVersion: opts.nextflowVersion,
-      ...(opts.instanceType !== NONE_SELECTED && { instanceType: opts.instanceType }),
-      instanceDisk: opts.instanceDisk,
-      executionPlatform: platform,
-      hpcId: opts.hpcId,
-      azureWorkerInstanceType: opts.azureWorkerInstanceType,
-      azureWorkerInstanceDisk: opts.azureWorkerInstanceDisk,
-      azureWorkerInstanceSpot: Boolean(opts.azureWorkerInstanceSpot),
-      costLimit: opts.costLimit,
-      useMountpoints: Boolean(opts.accelerateFileStaging) && platform === 'aws',
-      accelerateSavingResults: Boolean(opts.accelerateSavingResults),
-      dockerLogin: Boolean(opts.usePrivateDockerRepository),
-      onWarning: (m) => ctx.stderr.write(`Warning: ${m}\n`),
-    });
-    reportLaunched(ctx, conn, id, `Job "${opts.jobName}" launched`);
-    await afterLaunch(client, conn, id, opts, ctx);
-  });
+  await withClient(
+    conn,
+    async (client) => {
+      // A WDL job names the workspace's engine server, which must run (started here when stopped).
+      const cromwellId = opts.wdlMainfile ? await readyEngineServer(client, conn.workspaceId, ctx) : undefined;
+      const id = await client.sendJob({
+        workspaceId: conn.workspaceId,
+        projectName,
+        workflowName,
+        last: Boolean(opts.last),
+        mainfile: opts.wdlMainfile,
+        importsfile: opts.wdlImportsfile,
+        repositoryPlatform,
+        jobConfig: opts.jobConfig,
+        parameters: opts.parameter,
+        paramsFile: opts.paramsFile,
+        gitCommit: opts.gitCommit,
+        gitTag: opts.gitTag,
+        gitBranch: opts.gitBranch,
+        jobName: opts.jobName,
+        resumable: Boolean(opts.resumable),
+        saveLogs: !opts.doNotSaveLogs,
+        jobQueue: opts.jobQueue,
+        nextflowProfile: opts.nextflowProfile,
+        nextflowVersion: opts.nextflowVersion,
+        ...(opts.instanceType !== NONE_SELECTED && { instanceType: opts.instanceType }),
+        instanceDisk: opts.instanceDisk,
+        executionPlatform: platform,
+        hpcId: opts.hpcId,
+        azureWorkerInstanceType: opts.azureWorkerInstanceType,
+        azureWorkerInstanceDisk: opts.azureWorkerInstanceDisk,
+        azureWorkerInstanceSpot: Boolean(opts.azureWorkerInstanceSpot),
+        costLimit: opts.costLimit,
+        useMountpoints: Boolean(opts.accelerateFileStaging) && platform === 'aws',
+        accelerateSavingResults: Boolean(opts.accelerateSavingResults),
+        dockerLogin: Boolean(opts.usePrivateDockerRepository),
+        ...(cromwellId && { cromwellId }),
+        onWarning: (m) => ctx.stderr.write(`Warning: ${m}\n`),
+      });
+      reportLaunched(ctx, conn, id, `Job "${opts.jobName}" launched`);
+      await afterLaunch(client, conn, id, opts, ctx);
+    },
+    { engineToken: opts.cromwellToken },
+  );
 }
 
 export function jobRunCommand(ctx: CliContext): Command {
@@ -149,8 +157,7 @@ export function jobRunCommand(ctx: CliContext): Command {
     .addOption(instanceDiskOption())
     .option('--wdl-mainfile <path>', 'main .wdl file of a WDL workflow')
     .option('--wdl-importsfile <path>', 'imports zip of a WDL workflow')
-    // Accepted so that cloudos-cli command lines run unchanged; Runyard's WDL jobs use the API key.
-    .addOption(new Option('-t, --cromwell-token <token>', 'accepted for compatibility; not used').hideHelp())
+    .option('-t, --cromwell-token <token>', "the workspace's engine token, for the engine server's routes (default: the API key)")
     .addOption(repositoryPlatformOption())
     .addOption(executionPlatformOption())
     .option('--hpc-id <id>', 'HPC cluster id (execution platform hpc; "runyard admin hpc list")', '660fae20f93358ad61e0104b')

@@ -1,0 +1,42 @@
+import type { Config } from '../../config.js';
+import type { TaskSpec } from '../../executors/executor.js';
+import type { JobInputs } from '../../staging/inputs.js';
+import type { EngineServerInfo, JobPaths, JobRow, WdlDriverName, WorkflowRow } from '../engine.js';
+
+// Declared with the Engine interface, which hands the server to the WDL engine.
+export { WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engine.js';
+
+/** One WDL job's run, as the WDL engine hands it to a driver. */
+export interface WdlRun {
+  job: JobRow;
+  workflow: WorkflowRow;
+  paths: JobPaths;
+  config: Config;
+  inputs: JobInputs | undefined;
+  server: EngineServerInfo;
+  /** The workflow's sources at the job's commit (a directory under paths.control). */
+  src: string;
+  /** Absolute path of the main .wdl file, inside src. */
+  mainFile: string;
+  /** Absolute path of the imports file (a zip of imported .wdl files), inside src, when the workflow names one. */
+  importsFile: string | null;
+  /** The workflow's inputs as the engine takes them (`{"hello.name": "world", "hello.times": 3}`), typed from its declarations. */
+  inputsJson: Record<string, unknown>;
+  /** Where the inputs JSON was written (paths.control, mode 0600). */
+  inputsFile: string;
+  /** The run picks up an earlier run's work: a resumed job (its parent's work directory), or a new attempt of a resumable job. */
+  resume: boolean;
+  /**
+   * Where the task writes, on failure, one paragraph that says why (the failing call and its error):
+   * the job's failure message (scheduler/settle.ts reads it).
+   */
+  failureFile: string;
+  /** Lines for the job's log before the task starts. */
+  preamble: string[];
+}
+
+export interface WdlDriver {
+  readonly name: WdlDriverName;
+  /** The task that runs the workflow to its end: outputs copied into paths.results, each call's stdout/stderr into paths.logs. */
+  task(run: WdlRun): Promise<TaskSpec>;
+}

@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { waitFor } from '../scheduler/helpers.js';
+import { startWdlWorld, type WdlWorld } from './wdl-world.js';
+
+/**
+ * WDL jobs on miniwdl, through the API as the public client sends them. miniwdl is not installable
+ * here (not in Debian, no PyPI): the tasks find test/fixtures/bin/miniwdl first on their PATH, a
+ * stand-in that follows `miniwdl run`'s contract (run directory, outputs.json, error.json, exit
+ * codes, call cache, SIGTERM), and runs the calls' commands itself.
+ */
+describe('WDL jobs on miniwdl', { timeout: 600_000 }, () => {
+  let w: WdlWorld;
+  before(async () => {
+    w = await startWdlWorld({ RUNYARD_WDL_ENGINE: 'miniwdl' });
+  });
+  after(() => w.close());
+
+  it('a WDL job is refused while the engine server is stopped, and runs once it is started', async () => {
+    const body = await w.body({ 'hello.name': '"Ada"' });
+    const refused = await w.api('POST', `/api/v2/jobs?teamId=${w.ws}`, body);
+    assert.equal(refused.status, 409, JSON.stringify(refused.json));
+    assert.match(refused.json.message, /WDL engine server is stopped: start it with "runyard cromwell start"/);
+    const started = await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+    assert.equal(started.status, 'Running');
+  });
+
+  it("runs two calls to completion: typed inputs, the File outputs in its results, the calls' logs in its logs", async () => {
+    const { jobId } = await w.ok(
+      'POST',
+      `/api/v2/jobs?teamId=${w.ws}`,
+      await w.body({ 'hello.name': '"Ada Lovelace"', 'hello.times': '3' }),
+    );
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'completed', job.statusMessage ?? '');
+    assert.equal(w.read(jobId, 'results', 'greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
+    assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '3');
+    assert.deepEqual(Object.keys(JSON.parse(w.read(jobId, 'results', 'outputs.json'))).sort(), ['hello.greeting', 'hello.lines']);
+    assert.match(w.read(jobId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
+    const log = w.read(jobId, 'logs', 'stdout.txt');
+    assert.match(log, /Runyard: WDL engine miniwdl; inputs: hello\.name, hello\.times/);
+    assert.match(log, /wdl\.w:hello NOTICE done/);
+    assert.match(log, /Runyard: the workflow succeeded\./);
+  });
+
+  it('a failing call fails the job with its error; the resumed job takes the finished call from the call cache', async () => {
+    const body = await w.body({ 'hello.name': 'Grace', 'hello.mode': '"strict"' });
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, body);
+    const failed = await w.ended(jobId);
+    assert.equal(failed.status, 'failed');
+    assert.match(
+      failed.statusMessage,
+      /^The WDL call count failed: its command exited with code 3\. Its stderr ends with: count is not allowed yet$/,
+    );
+    assert.equal(w.read(jobId, 'work', 'greet-runs'), 'run\n');
+    assert.ok(existsSync(path.join(w.paths(jobId).work, 'runyard-miniwdl', 'call-cache', 'greet')), 'the call cache is kept for a resume');
+    // What failed is fixed; the resumed job runs in the same work directory (its parent's).
+    writeFileSync(path.join(w.paths(jobId).work, 'allow-count'), '');
+    const resumed = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, {
+      ...body,
+      name: 'hello-resumed',
+      resumeWorkDir: failed.resumeWorkDir,
+    });
+    const job = await w.ended(resumed.jobId);
+    assert.equal(job.status, 'completed', job.statusMessage ?? '');
+    assert.equal(w.read(jobId, 'work', 'greet-runs'), 'run\n', 'greet did not run again');
+    const log = w.read(resumed.jobId, 'logs', 'stdout.txt');
+    assert.match(log, /Runyard: resuming: miniwdl takes the calls that finished earlier from its call cache/);
+    assert.match(log, /Runyard: call greet was taken from miniwdl's call cache: it did not run again\./);
+    assert.deepEqual(readdirSync(w.paths(resumed.jobId).results).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
+    assert.equal(w.read(resumed.jobId, 'results', 'n.txt').trim(), '2', 'two lines: times defaults to 2');
+    assert.deepEqual(
+      readdirSync(w.paths(resumed.jobId).logs)
+        .filter((f) => f.startsWith('call-'))
+        .sort(),
+      ['call-count.stderr', 'call-count.stdout'],
+    );
+  });
+
+  it('a parameter the workflow does not declare, or of the wrong type, fails the job before its task starts', async () => {
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'x', 'hello.times': 'many' }));
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.statusMessage, 'The parameter hello.times must be a whole number (the workflow declares it Int); it is "many".');
+  });
+
+  it('an abort ends the run', async () => {
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'slow', 'hello.times': '1' }));
+    await waitFor(
+      'the job to run',
+      async () => ((await w.ok('GET', `/api/v1/jobs/${jobId}?teamId=${w.ws}`)).status === 'running' ? true : undefined),
+      120_000,
+    );
+    await w.ok('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${w.ws}`);
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'aborted');
+  });
+
+  it('stopping the engine refuses new WDL jobs with a clear message, and restarting accepts them', async () => {
+    const stopped = await w.ok('PUT', `/api/v1/cromwell/stop?teamId=${w.ws}`);
+    assert.equal(stopped.status, 'Stopped');
+    const refused = await w.api('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'x' }));
+    assert.equal(refused.status, 409);
+    assert.match(refused.json.message, /stopped: start it/);
+    assert.equal((await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`)).status, 'Running');
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'again', 'hello.times': '1' }));
+    assert.equal((await w.ended(jobId)).status, 'completed');
+  });
+});

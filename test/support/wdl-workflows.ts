@@ -1,0 +1,50 @@
+/**
+ * A WDL workflow of two calls: greet writes a File (greeting.txt) and counts its runs in
+ * $HOME/greet-runs (HOME is the job's work directory); count reads that File and writes n.txt,
+ * failing with code 3 when the input mode is "strict" and $HOME/allow-count does not exist.
+ */
+export const HELLO_WDL = `version 1.0
+
+task greet {
+  input {
+    String name
+    Int times
+  }
+  command <<<
+    for i in $(seq ~{times}); do echo "hello ~{name}"; done > greeting.txt
+    echo run >> "$HOME/greet-runs"
+    echo "greet says hi on stderr" >&2
+  >>>
+  output {
+    File greeting = "greeting.txt"
+  }
+}
+
+task count {
+  input {
+    File f
+    String mode
+  }
+  command <<<
+    if [ "~{mode}" = strict ] && [ ! -e "$HOME/allow-count" ]; then echo "count is not allowed yet" >&2; exit 3; fi
+    wc -l < ~{f} > n.txt
+  >>>
+  output {
+    File n = "n.txt"
+  }
+}
+
+workflow hello {
+  input {
+    String name
+    Int times = 2
+    String mode = "lenient"
+  }
+  call greet { input: name = name, times = times }
+  call count { input: f = greet.greeting, mode = mode }
+  output {
+    File greeting = greet.greeting
+    File lines = count.n
+  }
+}
+`;
