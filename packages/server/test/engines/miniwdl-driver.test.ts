@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.js';
 import { EngineError } from '../../src/engines/engine.js';
-import type { WdlRun } from '../../src/engines/wdl/driver.js';
+import { WDL_TASK_SHARED_DIR, type WdlRun } from '../../src/engines/wdl/driver.js';
 import { MINIWDL_TASK, miniwdlDriver } from '../../src/engines/wdl/miniwdl.js';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { createSandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -328,7 +328,7 @@ describe('miniwdl driver', { timeout: 120_000 }, () => {
     assert.equal(control.failureFile, run.failureFile);
     assert.equal(control.resume, false);
     assert.ok(!JSON.stringify(task.env).includes('world') && !task.argv.join(' ').includes('world'), 'no input value in argv or env');
-    assert.deepEqual(task.readable, [path.dirname(MINIWDL_TASK)]);
+    assert.deepEqual(task.readable, [path.dirname(MINIWDL_TASK), WDL_TASK_SHARED_DIR]);
     assert.equal(task.cwd, run.paths.work);
     assert.equal(task.logFile, path.join(run.paths.logs, 'stdout.txt'));
     assert.match(task.preamble!.at(-1)!, new RegExp(`runs ${FIXTURE_BIN}/miniwdl \\(miniwdl run\\)`));

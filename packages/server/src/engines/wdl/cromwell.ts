@@ -6,7 +6,7 @@ import type { TaskSpec } from '../../executors/executor.js';
 import { EngineError } from '../engine.js';
 import { baseTaskEnv, stdoutFileOf } from '../task-env.js';
 import { CONTROL_ENV, type CromwellControl } from './cromwell-task/control.mjs';
-import type { WdlDriver, WdlRun } from './driver.js';
+import { WDL_TASK_SHARED_DIR, type WdlDriver, type WdlRun } from './driver.js';
 
 // The compiled task beside this file. Tests load the sources (through tsx): the task is the build's.
 export const CROMWELL_TASK = fileURLToPath(new URL('./cromwell-task/main.mjs', import.meta.url)).replace(
@@ -86,7 +86,7 @@ export const cromwellDriver: WdlDriver = {
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble: [...run.preamble, `Runyard: this WDL job runs on the workspace's Cromwell server.`],
-      readable: [path.dirname(CROMWELL_TASK), ...executionsDirOf(run.config)],
+      readable: [path.dirname(CROMWELL_TASK), WDL_TASK_SHARED_DIR, ...executionsDirOf(run.config)],
       writable: [stateDir],
       // Cromwell is reached over the network.
       network: 'host',

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../../config.js';
 import type { TaskSpec } from '../../executors/executor.js';
 import type { JobInputs } from '../../staging/inputs.js';
@@ -40,3 +41,8 @@ export interface WdlDriver {
   /** The task that runs the workflow to its end: outputs copied into paths.results, each call's stdout/stderr into paths.logs. */
   task(run: WdlRun): Promise<TaskSpec>;
 }
+
+/** The modules the WDL task programs share (task-shared/), in the build: a task's sandbox must show it. */
+export const WDL_TASK_SHARED_DIR = fileURLToPath(new URL('./task-shared/', import.meta.url))
+  .replace(/\/src\/engines\/wdl\/task-shared\/$/, '/dist/engines/wdl/task-shared/')
+  .replace(/\/$/, '');

@@ -5,7 +5,7 @@ import type { TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
 import { EngineError } from '../engine.js';
 import { baseTaskEnv, stdoutFileOf } from '../task-env.js';
-import type { WdlDriver, WdlRun } from './driver.js';
+import { WDL_TASK_SHARED_DIR, type WdlDriver, type WdlRun } from './driver.js';
 import { CONTROL_ENV, type MiniwdlControl } from './miniwdl-task/control.mjs';
 
 // The compiled task beside this file. Tests load the sources (through tsx): the task is the build's.
@@ -58,7 +58,7 @@ export const miniwdlDriver: WdlDriver = {
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble: [...run.preamble, `Runyard: this WDL job runs ${program} (miniwdl run) in ${path.join(miniwdlHome(run), 'runs')}.`],
-      readable: [path.dirname(MINIWDL_TASK)],
+      readable: [path.dirname(MINIWDL_TASK), WDL_TASK_SHARED_DIR],
     };
   },
 };

@@ -1,17 +1,7 @@
-import { cp, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Log } from './sources.mjs';
-
-function isInside(parent: string, target: string): boolean {
-  const rel = path.relative(parent, target);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-}
-
-/** A File (or Directory) output: its output name (`hello.greeting`), and its link in a run's out/. */
-interface OutputFile {
-  name: string;
-  source: string;
-}
+import { OUTPUTS_JSON, placeOutputs, type OutputFile } from '../task-shared/output-files.mjs';
 
 /** Whether a path is in the out/ directory of a run in `runsDirs` (`<runs>/<run>/out/...`). */
 function inRunOut(runsDirs: string[], p: string): boolean {
@@ -37,8 +27,6 @@ function outputFiles(name: string, value: unknown, runsDirs: string[], out: Outp
   }
 }
 
-const OUTPUTS_JSON = 'outputs.json';
-
 /**
  * Reads the run's outputs.json, writes every output as miniwdl gives it to results/outputs.json,
  * and copies the File outputs into results by their names (the files, not miniwdl's links); a
@@ -52,34 +40,13 @@ export async function copyOutputs(runDir: string, results: string, log: Log): Pr
   } catch (e) {
     return [`miniwdl's ${OUTPUTS_JSON} could not be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`];
   }
-  await writeFile(path.join(results, OUTPUTS_JSON), `${JSON.stringify(outputs, null, 2)}\n`);
   // The runs of the job's work directory (runyard-miniwdl/runs), as given and as the file system has them.
   const runsDirs = [path.dirname(runDir)];
   const real = await realpath(runsDirs[0]!).catch(() => runsDirs[0]!);
   if (real !== runsDirs[0]) runsDirs.push(real);
   const files: OutputFile[] = [];
   for (const [name, value] of Object.entries(outputs)) outputFiles(name, value, runsDirs, files);
-  const count = new Map<string, number>([[OUTPUTS_JSON, 1]]);
-  for (const f of files) count.set(path.basename(f.source), (count.get(path.basename(f.source)) ?? 0) + 1);
-  const problems: string[] = [];
-  const seen = new Map<string, number>();
-  for (const f of files) {
-    const base = path.basename(f.source);
-    const short = f.name.slice(f.name.lastIndexOf('.') + 1).replace(/[^A-Za-z0-9._-]/g, '_');
-    const n = (seen.get(f.name) ?? 0) + 1;
-    seen.set(f.name, n);
-    const dest = path.resolve(results, ...(count.get(base) === 1 ? [base] : [short, String(n), base]));
-    if (!isInside(results, dest) || base === '.' || base === '..') {
-      problems.push(`${f.name} (${f.source}): its name leaves the results folder`);
-      continue;
-    }
-    try {
-      await mkdir(path.dirname(dest), { recursive: true });
-      await cp(f.source, dest, { recursive: true, dereference: true, force: true });
-      log(`output ${f.name}: ${path.relative(results, dest)}`);
-    } catch (e) {
-      problems.push(`${f.name} (${f.source}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
-    }
-  }
+  const { copied, problems } = await placeOutputs(outputs, files, results);
+  for (const c of copied) log(`output ${c.name}: ${c.dest}`);
   return problems;
 }
