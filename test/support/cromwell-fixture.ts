@@ -46,6 +46,9 @@ export interface CromwellFixtureOptions {
   root: string;
   /** Milliseconds a workflow stays Submitted before it runs. */
   startDelayMs?: number;
+  /** Where it listens: default 127.0.0.1, on a free port. */
+  host?: string;
+  port?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -133,7 +136,7 @@ async function parseSubmission(req: http.IncomingMessage, known: Map<string, Fix
   };
 }
 
-/** Starts the fixture on 127.0.0.1, on a free port. */
+/** Starts the fixture on 127.0.0.1, on a free port, unless told otherwise; rejects when it cannot listen there. */
 export async function startCromwellFixture(options: CromwellFixtureOptions): Promise<CromwellFixture> {
   const workflows = new Map<string, FixtureWorkflow>();
   const submissions: Submission[] = [];
@@ -208,7 +211,13 @@ export async function startCromwellFixture(options: CromwellFixtureOptions): Pro
       } else send(res, 500, { status: 'error', message: (e as Error).message });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

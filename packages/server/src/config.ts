@@ -155,7 +155,31 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_CROMWELL_URL',
     schema: Type.String({ pattern: '^(|https?://[^\\s?#@]+)$' }),
     default: '',
-    doc: 'Base URL of an external Cromwell server (http or https, no credentials, query or fragment; e.g. http://cromwell:8000) for workspaces whose engine server uses the cromwell driver and has no URL of its own.',
+    doc: 'Base URL of an external Cromwell server (http or https, no credentials, query or fragment; e.g. http://cromwell:8000) for workspaces whose engine server uses the cromwell driver and has no URL of its own. It wins over cromwellJar.',
+  },
+  cromwellJar: {
+    env: 'RUNYARD_CROMWELL_JAR',
+    schema: Type.String(),
+    default: '',
+    doc: 'A Cromwell jar (cromwell-<version>.jar): workspaces on the cromwell driver without a URL of their own get a Cromwell server that Runyard starts (`java -jar <jar> server`, in the task sandbox, listening on 127.0.0.1) and stops with their engine server, its files in <dataDir>/engine-servers/<workspace>. Empty: the cromwell driver needs a URL (cromwellUrl).',
+  },
+  cromwellConfigFile: {
+    env: 'RUNYARD_CROMWELL_CONFIG',
+    schema: Type.String(),
+    default: '',
+    doc: "A Cromwell configuration file (HOCON) for the servers Runyard starts (-Dconfig.file): e.g. a database so that Cromwell keeps its workflows across its restarts. Runyard still sets the port, the interface (127.0.0.1) and the Local backend's root.",
+  },
+  java: {
+    env: 'RUNYARD_JAVA',
+    schema: Type.String(),
+    default: '',
+    doc: 'The java program that runs the Cromwell jar. Empty: java on the task PATH.',
+  },
+  cromwellStartTimeoutMs: {
+    env: 'RUNYARD_CROMWELL_START_TIMEOUT_MS',
+    schema: Type.Integer({ minimum: 1000, maximum: 3_600_000 }),
+    default: 180_000,
+    doc: 'How long a Cromwell server that Runyard starts has to answer (GET /engine/v1/status) before the start fails and the server is stopped.',
   },
   cromwellExecutionsDir: {
     env: 'RUNYARD_CROMWELL_EXECUTIONS_DIR',
@@ -383,6 +407,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
+  for (const key of ['cromwellJar', 'cromwellConfigFile'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   if (!out.wdlEngine) out.wdlEngine = defaultWdlEngine(out.taskPath as string);

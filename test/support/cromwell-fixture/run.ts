@@ -290,6 +290,8 @@ export class FixtureWorkflow {
             return readString(file(args[0]!)).split('\n');
           case 'basename':
             return path.basename(String(args[0]));
+          case 'sep':
+            return (Array.isArray(args[1]) ? args[1] : [args[1]!]).map(render).join(String(args[0]));
           default:
             throw new CallFailed(`Function ${e.name}() is not supported by the fixture`);
         }

@@ -1,7 +1,7 @@
 /**
  * The WDL 1.0 subset the Cromwell fixture runs (see ../cromwell-fixture.ts): `version 1.0`; tasks
  * with `input {}`, private declarations, `command <<< >>>` (or `command { }`) with `~{expr}`
- * placeholders, `output {}` and a skipped `runtime {}`/`meta {}`; one workflow with `input {}`,
+ * placeholders (and their `sep=` option), `output {}` and a skipped `runtime {}`/`meta {}`; one workflow with `input {}`,
  * declarations, `call t [as a] [{ input: x = expr, ... }]` and `output {}`. Expressions: string,
  * number and boolean literals (strings with placeholders), array literals, `a` and `call.output`
  * references, `+`, and function calls. Anything else is a parse error, which the fixture reports
@@ -153,6 +153,13 @@ function lex(text: string): Token[] {
   return out;
 }
 
+/** A placeholder's expression; WDL 1.0's `sep="x"` option becomes a call of the fixture's own `sep` ("x", array). */
+function placeholder(text: string): Expr {
+  const option = /^\s*sep\s*=\s*(["'])(.*?)\1\s+([\s\S]+)$/.exec(text);
+  if (!option) return parseExpression(text);
+  return { k: 'fn', name: 'sep', args: [{ k: 'lit', v: option[2]! }, parseExpression(option[3]!)] };
+}
+
 /** Splits text on placeholders (`~{expr}`; also `${expr}` where allowed) into text and parsed expressions. */
 export function placeholders(text: string, dollar: boolean): (string | Expr)[] {
   const parts: (string | Expr)[] = [];
@@ -167,7 +174,7 @@ export function placeholders(text: string, dollar: boolean): (string | Expr)[] {
     }
     if (depth > 0) throw new WdlSyntaxError(`a placeholder does not end: ${text.slice(m.index, m.index + 30)}`);
     parts.push(text.slice(last, m.index));
-    parts.push(parseExpression(text.slice(m.index + 2, j - 1)));
+    parts.push(placeholder(text.slice(m.index + 2, j - 1)));
     last = j;
     re.lastIndex = j;
   }

@@ -27,6 +27,8 @@ export const EngineServer = Type.Object({
   workspace: ObjectId,
   /** Why the last start failed, or what a stop waits for. */
   statusMessage: Type.Optional(Type.String()),
+  /** A Cromwell server that Runyard runs itself (RUNYARD_CROMWELL_JAR): where its process runs, since when. */
+  managedProcess: Type.Optional(Type.Object({ host: Type.String(), port: Type.Integer(), startedAt: IsoTime })),
   createdAt: IsoTime,
   updatedAt: IsoTime,
 });

@@ -1,13 +1,14 @@
 import type { Logger } from 'pino';
 import { databaseUrlOf, type Config } from '../config.js';
 import { createExecutors } from '../executors/registry.js';
+import { EngineServerSweep } from './engine-server-sweep.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { DeletionWorker } from '../services/deletion-worker.js';
 import { createBlobStore } from '../storage/registry.js';
 import { openStore, type StoreOptions } from '../store/database.js';
 import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
 
-/** What runs besides the API: the job scheduler and the deletion worker, on a store of their own. */
+/** What runs besides the API: the job scheduler, the deletion worker and the engine servers' sweep, on a store of their own. */
 export interface BackgroundWork {
   schedulerId: string;
   databaseKind: string;
@@ -24,14 +25,17 @@ export function startBackgroundWork(config: Config, log: Logger, storeOptions: S
   const executors = createExecutors(config, { slurmClusters: hpcClusterLookup(store.db), slurmPollMs: config.slurmPollMs });
   const scheduler = new Scheduler({ store, config, blobs, executors });
   const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
+  const engineSweep = new EngineServerSweep(store.db, config);
   scheduler.start(log);
   deletionWorker.start(log);
+  engineSweep.start(log);
   let stopping: Promise<void> | undefined;
   return {
     schedulerId: scheduler.id,
     databaseKind: store.kind,
     wakeScheduler: () => scheduler.wake(),
     wakeDeletion: () => deletionWorker.wake(),
-    stop: (options) => (stopping ??= Promise.all([scheduler.stop(options), deletionWorker.stop()]).then(() => store.close())),
+    stop: (options) =>
+      (stopping ??= Promise.all([scheduler.stop(options), deletionWorker.stop(), engineSweep.stop()]).then(() => store.close())),
   };
 }

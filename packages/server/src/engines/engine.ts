@@ -18,6 +18,8 @@ export interface EngineServerInfo {
   driver: WdlDriverName;
   /** The base URL of the workspace's Cromwell server (cromwell driver); null for drivers without a server. */
   url: string | null;
+  /** A Cromwell server that Runyard runs (engines/wdl/cromwell-server.ts), in <dataDir>/engine-servers/<workspace>. */
+  managed: boolean;
 }
 
 // Both live below engines, so that staging can use them too.

@@ -184,7 +184,7 @@ export class AttemptRunner {
     for (;;) {
       const server = await engineServerOf(this.ctx.db, workspaceId);
       if (server?.status === 'Running' && (WDL_DRIVERS as readonly string[]).includes(server.driver))
-        return { id: server.id, driver: server.driver as WdlDriverName, url: server.url };
+        return { id: server.id, driver: server.driver as WdlDriverName, url: server.url, managed: server.process_json !== null };
       if (server?.status !== 'Starting')
         throw new EngineError(
           `The workspace's WDL engine server is ${server?.status.toLowerCase() ?? 'stopped'}: start it ("runyard cromwell start") and run the job again.`,

@@ -68,7 +68,7 @@ export async function driverProblem(config: Config, driver: WdlDriverName, url: 
   if (!url) {
     return (
       'The WDL engine cromwell cannot start: no Cromwell server URL is set. Ask the operator to set RUNYARD_CROMWELL_URL, ' +
-      `or to give one with "${SET_ENGINE} --driver cromwell --cromwell-url URL".`
+      `or to give one with "${SET_ENGINE} --driver cromwell --cromwell-url URL", or to give a Cromwell jar for Runyard to run (RUNYARD_CROMWELL_JAR).`
     );
   }
   const problem = await answers(`${url}/engine/v1/status`);

@@ -11,7 +11,19 @@ import {
 } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { defaultWdlEngine, type Config } from '../config.js';
+import {
+  cromwellServerState,
+  isManagedCromwell,
+  isManagedCromwellRecord,
+  launchCromwellServer,
+  removeEndedInputs,
+  serverUrlOf,
+  stopCromwellServer,
+  waitUntilReady,
+  type ManagedCromwell,
+} from '../engines/wdl/cromwell-server.js';
 import type { EngineServerInfo, WdlDriverName } from '../engines/wdl/driver.js';
+import { EngineError } from '../errors/engine-error.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { seal, unseal } from '../store/secret-box.js';
@@ -31,6 +43,13 @@ import { cromwellUrlOf, driverProblem } from './engine-check.js';
  *   end (checked lazily: on each GET, at each WDL submission, and by settleEngineStop);
  * - WDL jobs are refused while it is Stopped or Stopping, accepted (queued) while it starts or runs;
  *   the scheduler prepares one only while it runs (engineReady).
+ *
+ * A cromwell server without a URL, when the operator gives a jar (cromwellJar), is one Runyard
+ * runs (engines/wdl/cromwell-server.ts): restart launches it and answers Starting at once, Running
+ * follows when it answers (or Stopped with why it did not); its process is kept in process_json
+ * (a restarted Runyard finds it again) and its URL in url while it runs; Stopped stops it. A
+ * server whose process ended is found Stopped, with why, by the next reader (and by the
+ * background's sweep, settleEngineServers).
  */
 
 type Row = Selectable<EngineServerTable>;
@@ -52,7 +71,24 @@ function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The process of a server Runyard runs, as process_json keeps it; null for others. */
+function managedOf(row: Pick<Row, 'process_json'>): ManagedCromwell | null {
+  if (!row.process_json) return null;
+  try {
+    const value: unknown = JSON.parse(row.process_json);
+    return isManagedCromwellRecord(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the row's server is (or would be, once started) one Runyard runs. */
+function isManaged(config: Config, row: Row): boolean {
+  return row.process_json !== null || isManagedCromwell(config, row.driver, row.url);
+}
+
 function toWire(row: Row): EngineServer {
+  const managed = managedOf(row);
   return {
     _id: row.id,
     status: row.status as EngineStatus,
@@ -60,6 +96,7 @@ function toWire(row: Row): EngineServer {
     ...(row.url && { url: row.url }),
     workspace: row.workspace_id,
     ...(row.status_message && { statusMessage: row.status_message }),
+    ...(managed && { managedProcess: { host: managed.host, port: managed.port, startedAt: managed.startedAt } }),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -125,21 +162,111 @@ async function move(db: Kysely<Database>, row: Row, from: EngineStatus[], set: P
 }
 
 /**
- * A stopping engine server whose WDL jobs have all ended is stopped. Called on each GET and WDL
- * submission; the scheduler may call it when a WDL job of the workspace ends.
+ * Moves the row to Stopped (with why, when a message is given); a server Runyard runs is then
+ * stopped, and its URL (its port's) forgotten.
  */
-export async function settleEngineStop(db: Kysely<Database>, workspaceId: string): Promise<void> {
+async function stop(db: Kysely<Database>, config: Config, row: Row, from: EngineStatus[], message: string | null): Promise<Row> {
+  const managed = managedOf(row);
+  const after = await move(db, row, from, {
+    status: 'Stopped',
+    status_message: message,
+    ...(managed && { url: null, process_json: null }),
+  });
+  if (managed && after.status === 'Stopped' && after.process_json === null) await stopCromwellServer(config, managed);
+  return after;
+}
+
+/**
+ * A stopping engine server whose WDL jobs have all ended is stopped. Called on each GET and WDL
+ * submission, and by the background's sweep (settleEngineServers).
+ */
+export async function settleEngineStop(db: Kysely<Database>, config: Config, workspaceId: string): Promise<void> {
   const row = await rowOf(db, workspaceId);
-  if (row?.status === 'Stopping' && (await activeWdlJobs(db, workspaceId)) === 0) {
-    await move(db, row, ['Stopping'], { status: 'Stopped', status_message: null });
+  if (row?.status === 'Stopping' && (await activeWdlJobs(db, workspaceId)) === 0) await stop(db, config, row, ['Stopping'], null);
+}
+
+/** A running server of Runyard's whose process has ended is Stopped, with why. */
+async function settleManagedProcess(db: Kysely<Database>, config: Config, row: Row): Promise<Row> {
+  const managed = managedOf(row);
+  if (!managed || row.status !== 'Running') return row;
+  const seen = await cromwellServerState(config, managed);
+  if (seen.state !== 'ended') return row;
+  return stop(db, config, row, ['Running'], `The Cromwell server stopped: ${seen.why}\nStart it again with "runyard cromwell start".`);
+}
+
+/** Whether an attempt of a job still runs (its inputs are still needed). */
+async function attemptRuns(db: Kysely<Database>, jobId: string, attempt: number): Promise<boolean> {
+  const job = await db.selectFrom('jobs').select(['status', 'attempt']).where('id', '=', jobId).executeTakeFirst();
+  return job !== undefined && job.attempt === attempt && ACTIVE_JOB_STATUSES.includes(job.status);
+}
+
+/**
+ * The background's sweep: stops the stopping servers whose jobs have ended, and finds the
+ * servers of Runyard's whose process has ended.
+ */
+export async function settleEngineServers(db: Kysely<Database>, config: Config): Promise<void> {
+  const rows = await db.selectFrom('engine_servers').selectAll().where('status', 'in', ['Stopping', 'Running']).execute();
+  for (const row of rows) {
+    if (row.status === 'Stopping') await settleEngineStop(db, config, row.workspace_id);
+    else if ((await settleManagedProcess(db, config, row)).status === 'Running') {
+      const managed = managedOf(row);
+      if (managed) await removeEndedInputs(managed, (jobId, attempt) => attemptRuns(db, jobId, attempt));
+    }
   }
 }
 
 /** Start checks under way in this process, by engine server id: a GET meanwhile waits for the same check. */
 const starting = new Map<string, Promise<{ row: Row; problem: string | null }>>();
 
+/** Readiness waits of servers of Runyard's under way in this process, by engine server id. */
+const following = new Map<string, Promise<void>>();
+
+/** Waits (in the background) for a server of Runyard's to answer: Running then, else Stopped with why. */
+function follow(db: Kysely<Database>, config: Config, id: string, managed: ManagedCromwell): void {
+  if (following.has(id)) return;
+  const wait = (async () => {
+    const problem = await waitUntilReady(config, managed);
+    const row = await db.selectFrom('engine_servers').selectAll().where('id', '=', id).executeTakeFirst();
+    // A stop meanwhile has stopped it already.
+    if (row?.status !== 'Starting' || managedOf(row)?.attempt !== managed.attempt) return;
+    if (problem) await stop(db, config, row, ['Starting'], problem);
+    else await move(db, row, ['Starting'], { status: 'Running', status_message: null, url: serverUrlOf(managed) });
+  })()
+    .catch(() => undefined) // The next reader of a row left Starting follows it again.
+    .finally(() => following.delete(id));
+  following.set(id, wait);
+}
+
+/**
+ * Starting a server of Runyard's: its process, when one is recorded and alive, is kept (a restart
+ * of a running server does not end the workflows it runs); otherwise a new one is launched and
+ * recorded before it is waited for, so that a restarted Runyard finds it.
+ */
+async function startManaged(db: Kysely<Database>, config: Config, row: Row): Promise<{ row: Row; problem: string | null }> {
+  const begun = await move(db, row, ['Stopped', 'Starting', 'Running', 'Stopping'], { status: 'Starting', status_message: null });
+  let managed = managedOf(begun);
+  if (managed && (await cromwellServerState(config, managed)).state === 'ended') managed = null;
+  if (!managed) {
+    try {
+      managed = await launchCromwellServer(config, begun.workspace_id);
+    } catch (e) {
+      if (!(e instanceof EngineError)) throw e;
+      const problem = `The WDL engine cromwell cannot start: ${e.message}`;
+      return { row: await move(db, begun, ['Starting'], { status: 'Stopped', status_message: problem }), problem };
+    }
+    await db
+      .updateTable('engine_servers')
+      .set({ process_json: JSON.stringify(managed), url: null, updated_at: isoNow() })
+      .where('id', '=', begun.id)
+      .execute();
+  }
+  follow(db, config, begun.id, managed);
+  return { row: (await rowOf(db, begun.workspace_id))!, problem: null };
+}
+
 /** Starting, then Running when the driver can run, else Stopped with the reason. */
 function start(db: Kysely<Database>, config: Config, row: Row): Promise<{ row: Row; problem: string | null }> {
+  if (isManaged(config, row)) return startManaged(db, config, row);
   let check = starting.get(row.id);
   if (!check) {
     check = (async () => {
@@ -163,11 +290,17 @@ function start(db: Kysely<Database>, config: Config, row: Row): Promise<{ row: R
  */
 async function settled(db: Kysely<Database>, config: Config, row: Row): Promise<Row> {
   if (row.status === 'Stopping') {
-    await settleEngineStop(db, row.workspace_id);
+    await settleEngineStop(db, config, row.workspace_id);
     return (await rowOf(db, row.workspace_id))!;
   }
-  if (row.status === 'Starting') return (await start(db, config, row)).row;
-  return row;
+  if (row.status === 'Starting') {
+    const managed = managedOf(row);
+    if (!managed) return (await start(db, config, row)).row;
+    // A start of this process is followed already; one of a process that is gone is followed again.
+    follow(db, config, row.id, managed);
+    return row;
+  }
+  return settleManagedProcess(db, config, row);
 }
 
 /** `GET /api/v1/cromwell?teamId=W`. */
@@ -193,7 +326,7 @@ export async function switchEngineServer(db: Kysely<Database>, config: Config, w
   const active = await activeWdlJobs(db, workspaceId);
   const after =
     active === 0
-      ? await move(db, row, ['Starting', 'Running', 'Stopping'], { status: 'Stopped', status_message: null })
+      ? await stop(db, config, row, ['Starting', 'Running', 'Stopping'], null)
       : await move(db, row, ['Starting', 'Running', 'Stopping'], {
           status: 'Stopping',
           status_message: `Stopping: ${active} WDL job${active === 1 ? ' is' : 's are'} still running and will finish; new WDL jobs are refused.`,
@@ -227,11 +360,11 @@ export async function checkEngineForSubmission(
 export async function engineReady(db: Kysely<Database>, workspaceId: string): Promise<EngineServerInfo | null> {
   const row = await db
     .selectFrom('engine_servers')
-    .select(['id', 'driver', 'url'])
+    .select(['id', 'driver', 'url', 'process_json'])
     .where('workspace_id', '=', workspaceId)
     .where('status', '=', 'Running')
     .executeTakeFirst();
-  return row ? { id: row.id, driver: row.driver as WdlDriverName, url: row.url } : null;
+  return row ? { id: row.id, driver: row.driver as WdlDriverName, url: row.url, managed: row.process_json !== null } : null;
 }
 
 /** `GET /api/runyard/engine-token?teamId=W` (workspace admin or owner). */

@@ -7,12 +7,14 @@ export interface EngineServerRecord {
   driver: string;
   status: string;
   url: string | null;
+  /** The process of a server Runyard runs (engines/wdl/cromwell-server.ts), as JSON; null for others. */
+  process_json: string | null;
 }
 
 export async function engineServerOf(db: Kysely<Database>, workspaceId: string): Promise<EngineServerRecord | null> {
   const row = await db
     .selectFrom('engine_servers')
-    .select(['id', 'driver', 'status', 'url'])
+    .select(['id', 'driver', 'status', 'url', 'process_json'])
     .where('workspace_id', '=', workspaceId)
     .executeTakeFirst();
   return row ?? null;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { defaultWdlEngine } from '../../src/config.js';
-import { engineReady, settleEngineStop } from '../../src/services/engine-servers.js';
+import { engineReady, settleEngineServers } from '../../src/services/engine-servers.js';
 import { assertError, assertIsoTime, call } from '../wire.js';
 import { emptyPath, engineStatus, engineWorld, wdlBody, type EngineWorld } from './world.js';
 
@@ -41,7 +41,7 @@ describe('engine server lifecycle', { timeout: 120_000 }, () => {
     assert.equal(r.json().statusMessage, undefined);
     assert.equal((await engineStatus(w)).status, 'Running');
     const ready = await engineReady(w.s.store.db, w.ws);
-    assert.deepEqual(ready, { id: r.json()._id, driver: 'toil', url: null });
+    assert.deepEqual(ready, { id: r.json()._id, driver: 'toil', url: null, managed: false });
     // Again while running: it checks anew and stays Running.
     assert.equal((await put('restart')).json().status, 'Running');
   });
@@ -87,9 +87,9 @@ describe('engine server lifecycle', { timeout: 120_000 }, () => {
     assert.equal((await engineStatus(w)).status, 'Stopped');
   });
 
-  it('settleEngineStop (for the scheduler) finishes a stop whose jobs have ended', async () => {
+  it("settleEngineServers (the background's sweep) finishes a stop whose jobs have ended", async () => {
     await w.s.store.db.updateTable('engine_servers').set({ status: 'Stopping' }).where('workspace_id', '=', w.ws).execute();
-    await settleEngineStop(w.s.store.db, w.ws);
+    await settleEngineServers(w.s.store.db, w.s.config);
     const row = await w.s.store.db.selectFrom('engine_servers').select('status').where('workspace_id', '=', w.ws).executeTakeFirstOrThrow();
     assert.equal(row.status, 'Stopped');
   });
@@ -158,7 +158,7 @@ describe('engine server: the cromwell driver', { timeout: 120_000 }, () => {
     assert.equal(r.statusCode, 200, r.body);
     assert.equal(r.json().status, 'Running');
     assert.deepEqual(seen, ['GET /engine/v1/status']);
-    assert.deepEqual(await engineReady(w.s.store.db, w.ws), { id: first._id, driver: 'cromwell', url });
+    assert.deepEqual(await engineReady(w.s.store.db, w.ws), { id: first._id, driver: 'cromwell', url, managed: false });
   });
 
   it('the driver cannot change while the server runs (409); stopped, it can', async () => {

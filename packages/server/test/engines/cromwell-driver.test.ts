@@ -225,7 +225,7 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
       paths,
       config,
       inputs: undefined,
-      server: { id: 'engine', driver: 'cromwell', url: o.url === undefined ? fixture.url : o.url },
+      server: { id: 'engine', driver: 'cromwell', url: o.url === undefined ? fixture.url : o.url, managed: false },
       src,
       mainFile,
       importsFile,

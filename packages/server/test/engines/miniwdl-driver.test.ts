@@ -277,7 +277,7 @@ describe('miniwdl driver', { timeout: 120_000 }, () => {
       paths,
       config: o.config ?? config,
       inputs: undefined,
-      server: { id: 'engine', driver: 'miniwdl', url: null },
+      server: { id: 'engine', driver: 'miniwdl', url: null, managed: false },
       src,
       mainFile,
       importsFile,

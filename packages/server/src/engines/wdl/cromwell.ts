@@ -1,10 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../../config.js';
 import type { TaskSpec } from '../../executors/executor.js';
 import { EngineError } from '../engine.js';
 import { baseTaskEnv, stdoutFileOf } from '../task-env.js';
+import { executionsDirOf as managedExecutionsDirOf, managedCromwellDir, managedInputsDirOf } from './cromwell-server.js';
 import { CONTROL_ENV, type CromwellControl } from './cromwell-task/control.mjs';
 import { WDL_TASK_SHARED_DIR, type WdlDriver, type WdlRun } from './driver.js';
 
@@ -38,13 +38,45 @@ function cromwellUrl(run: WdlRun): string {
 }
 
 /**
- * Where the Cromwell server keeps its call directories (its cromwell-executions), when the
- * configuration names it (cromwellExecutionsDir): the sandboxed task reads the calls' stdout,
- * stderr and File outputs there. Without it, only what the sandbox shows anyway can be copied.
+ * Where the Cromwell server keeps its call directories (its cromwell-executions): for a server of
+ * Runyard's, its own; else where the configuration names it (cromwellExecutionsDir). The sandboxed
+ * task reads the calls' stdout, stderr and File outputs there. Without it, only what the sandbox
+ * shows anyway can be copied.
  */
-function executionsDirOf(config: Config): string[] {
-  const dir = config.cromwellExecutionsDir;
+function executionsDirOf(run: WdlRun): string[] {
+  if (run.server.managed) return [managedExecutionsDirOf(managedCromwellDir(run.config, run.job.workspace_id))];
+  const dir = run.config.cromwellExecutionsDir;
   return dir ? [path.resolve(dir)] : [];
+}
+
+/** value with every path under `from` (a string equal to it or below it) moved under `to`. */
+function movedPaths(value: unknown, from: string, to: string): unknown {
+  if (typeof value === 'string') return value === from || value.startsWith(`${from}/`) ? to + value.slice(from.length) : value;
+  if (Array.isArray(value)) return value.map((v) => movedPaths(v, from, to));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, movedPaths(v, from, to)]));
+  return value;
+}
+
+/**
+ * A server of Runyard's sees, of the machine, its own directory and the workspace's storage area
+ * (cromwell-server.ts): the job's staged inputs (downloads, links to a folder's files) move into
+ * its directory, and the inputs file follows them.
+ */
+async function moveInputsToManagedServer(run: WdlRun): Promise<void> {
+  const { job, paths } = run;
+  const entries = await readdir(paths.inputs).catch(() => []);
+  if (!entries.length) return;
+  const target = managedInputsDirOf(managedCromwellDir(run.config, job.workspace_id), job.id, job.attempt);
+  await rm(target, { recursive: true, force: true });
+  await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+  try {
+    await rename(paths.inputs, target);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+    await cp(paths.inputs, target, { recursive: true, verbatimSymlinks: true });
+    await rm(paths.inputs, { recursive: true, force: true });
+  }
+  await writeFile(run.inputsFile, JSON.stringify(movedPaths(run.inputsJson, paths.inputs, target), null, 2), { mode: 0o600 });
 }
 
 /**
@@ -62,6 +94,7 @@ export const cromwellDriver: WdlDriver = {
     const { job, paths } = run;
     const stateDir = path.join(paths.control, 'cromwell');
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
+    if (run.server.managed) await moveInputsToManagedServer(run);
     const control: CromwellControl = {
       url,
       jobId: job.id,
@@ -86,7 +119,7 @@ export const cromwellDriver: WdlDriver = {
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble: [...run.preamble, `Runyard: this WDL job runs on the workspace's Cromwell server.`],
-      readable: [path.dirname(CROMWELL_TASK), WDL_TASK_SHARED_DIR, ...executionsDirOf(run.config)],
+      readable: [path.dirname(CROMWELL_TASK), WDL_TASK_SHARED_DIR, ...executionsDirOf(run)],
       writable: [stateDir],
       // Cromwell is reached over the network.
       network: 'host',

@@ -1,0 +1,279 @@
+import { access, constants, mkdir, open, readdir, rm } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../../config.js';
+import type { Executor, ExternalId, TaskSpec } from '../../executors/executor.js';
+import { findOnPath } from '../../executors/find-executable.js';
+import { createExecutors } from '../../executors/registry.js';
+import { defaultBucketOf } from '../../storage/storage-deps.js';
+import { EngineError } from '../engine.js';
+
+/**
+ * A Cromwell server that Runyard runs itself, as a workspace's engine server (cromwellJar): the
+ * operator's jar under their Java, `java -jar cromwell.jar server`, through the local executor,
+ * so in the task sandbox (uid nobody; of the machine it sees its own directory read-write, the jar
+ * and the configuration file read-only, and the workspace's own storage area read-only, where
+ * the File inputs of its jobs are), detached so that it outlives a restart of Runyard, and
+ * listening on 127.0.0.1 only, on a free port. Its files are in <dataDir>/engine-servers/<workspace>:
+ * cromwell.log (its stdout and stderr), cromwell-executions (the Local backend's root: the calls'
+ * directories, which the WDL jobs of the workspace read), cromwell-workflow-logs, inputs/ (the
+ * staged inputs of its jobs) and control/ (the executor's pid and exit files).
+ */
+export interface ManagedCromwell {
+  /** The machine it runs on: only there can its process be looked at or stopped. */
+  host: string;
+  /** The local executor's id of its process. */
+  id: ExternalId;
+  /** Its run in control/ (each start is the next). */
+  attempt: number;
+  port: number;
+  dir: string;
+  startedAt: string;
+}
+
+/** Milliseconds between two readiness requests while it starts. */
+const READY_POLL_MS = 500;
+
+export function managedCromwellDir(config: Pick<Config, 'dataDir'>, workspaceId: string): string {
+  return path.join(config.dataDir, 'engine-servers', workspaceId);
+}
+
+/** The Local backend's root: where its calls run and write. */
+export function executionsDirOf(dir: string): string {
+  return path.join(dir, 'cromwell-executions');
+}
+
+/** Where the staged inputs of a job on the managed server are moved, so that Cromwell (in its sandbox) can read them. */
+export function managedInputsDirOf(dir: string, jobId: string, attempt: number): string {
+  return path.join(dir, 'inputs', `${jobId}-${attempt}`);
+}
+
+export function logFileOf(dir: string): string {
+  return path.join(dir, 'cromwell.log');
+}
+
+export function serverUrlOf(server: Pick<ManagedCromwell, 'port'>): string {
+  return `http://127.0.0.1:${server.port}`;
+}
+
+/** Whether a workspace's cromwell engine server is one Runyard runs: no URL of its own or configured, and a jar. */
+export function isManagedCromwell(config: Pick<Config, 'cromwellJar' | 'cromwellUrl'>, driver: string, url: string | null): boolean {
+  return driver === 'cromwell' && !url && !config.cromwellUrl && Boolean(config.cromwellJar);
+}
+
+export function isManagedCromwellRecord(value: unknown): value is ManagedCromwell {
+  const v = value as ManagedCromwell | null;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof v.host === 'string' &&
+    typeof v.id === 'object' &&
+    Number.isInteger(v.attempt) &&
+    Number.isInteger(v.port) &&
+    typeof v.dir === 'string'
+  );
+}
+
+const executors = new WeakMap<Config, Executor>();
+
+/** The local executor of the configuration (its sandbox and cgroups), made once. */
+function localExecutor(config: Config): Executor {
+  let executor = executors.get(config);
+  if (!executor) {
+    executor = createExecutors(config).local!;
+    executors.set(config, executor);
+  }
+  return executor;
+}
+
+function controlOf(server: Pick<ManagedCromwell, 'dir' | 'attempt'>) {
+  return { dir: path.join(server.dir, 'control'), attempt: server.attempt };
+}
+
+/** A port nothing listens on now (the kernel's pick); Cromwell's bind failure says so if another takes it first. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function readableFile(file: string, setting: string): Promise<void> {
+  try {
+    await access(file, constants.R_OK);
+  } catch (e) {
+    throw new EngineError(`${setting} ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)}).`);
+  }
+}
+
+/** The Java configuration of Debian's JDKs lives in /etc/java-<n>-openjdk, which the sandbox shows only when asked. */
+async function javaEtcDirs(): Promise<string[]> {
+  try {
+    return (await readdir('/etc')).filter((name) => /^java(-|$)/.test(name)).map((name) => `/etc/${name}`);
+  } catch {
+    return [];
+  }
+}
+
+function javaOf(config: Config): string {
+  const java = config.java || findOnPath('java', config.taskPath);
+  if (!java)
+    throw new EngineError('java is not on the task PATH (RUNYARD_TASK_PATH): install Java, or set RUNYARD_JAVA to the java program.');
+  return java;
+}
+
+/** The process of the server: `java -D... -jar <jar> server`, in <dir>. */
+export async function cromwellServerTask(config: Config, workspaceId: string, dir: string, port: number): Promise<TaskSpec> {
+  const java = javaOf(config);
+  await readableFile(config.cromwellJar, 'The Cromwell jar (RUNYARD_CROMWELL_JAR)');
+  if (config.cromwellConfigFile) await readableFile(config.cromwellConfigFile, 'The Cromwell configuration (RUNYARD_CROMWELL_CONFIG)');
+  const executions = executionsDirOf(dir);
+  const workflowLogs = path.join(dir, 'cromwell-workflow-logs');
+  const inputs = path.join(dir, 'inputs');
+  // On the local store a job's File Explorer inputs are the stored files themselves: the workspace's area,
+  // made now if need be (the sandbox binds what exists when it starts, and files come later).
+  const workspaceArea =
+    config.storageBackend === 'local' ? [path.join(config.dataDir, 'storage', defaultBucketOf(workspaceId), workspaceId)] : [];
+  for (const d of [executions, workflowLogs, inputs, ...workspaceArea]) await mkdir(d, { recursive: true, mode: 0o700 });
+  return {
+    argv: [
+      java,
+      ...(config.cromwellConfigFile ? [`-Dconfig.file=${config.cromwellConfigFile}`] : []),
+      `-Dwebservice.port=${port}`,
+      '-Dwebservice.interface=127.0.0.1',
+      `-Dbackend.providers.Local.config.root=${executions}`,
+      `-Dworkflow-options.workflow-log-dir=${workflowLogs}`,
+      '-jar',
+      config.cromwellJar,
+      'server',
+    ],
+    env: { PATH: config.taskPath, HOME: dir, ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}) },
+    cwd: dir,
+    logFile: logFileOf(dir),
+    preamble: [`Runyard: starting the workspace's Cromwell server on 127.0.0.1:${port}`],
+    readable: [
+      config.cromwellJar,
+      ...(config.cromwellConfigFile ? [config.cromwellConfigFile] : []),
+      ...(await javaEtcDirs()),
+      ...workspaceArea,
+    ],
+    // Its calls may fetch what they need (containers are not run here: the sandbox hides the runtime).
+    network: 'host',
+  };
+}
+
+/** The next run in control/: one past every run whose files are there (a run's files are never reused). */
+async function nextAttempt(control: string): Promise<number> {
+  const runs = (await readdir(control).catch(() => [])).map((name) => Number(/^attempt-(\d+)\./.exec(name)?.[1] ?? 0));
+  return Math.max(0, ...runs) + 1;
+}
+
+/** Starts the server of a workspace and answers at once; waitUntilReady follows it. */
+export async function launchCromwellServer(config: Config, workspaceId: string): Promise<ManagedCromwell> {
+  const dir = managedCromwellDir(config, workspaceId);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const attempt = await nextAttempt(controlOf({ dir, attempt: 0 }).dir);
+  const port = await freePort();
+  const task = await cromwellServerTask(config, workspaceId, dir, port);
+  const id = await localExecutor(config).launch(task, controlOf({ dir, attempt }));
+  return { host: os.hostname(), id, attempt, port, dir, startedAt: new Date().toISOString() };
+}
+
+/** The last lines of the server's log, for a message. */
+export async function logTail(dir: string, lines = 6): Promise<string> {
+  try {
+    const file = await open(logFileOf(dir), 'r');
+    try {
+      const { size } = await file.stat();
+      const length = Math.min(size, 8192);
+      const { buffer } = await file.read(Buffer.alloc(length), 0, length, size - length);
+      return buffer.toString('utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } finally {
+      await file.close();
+    }
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * What is known of the server's process: running, ended (why, in words), or elsewhere (another
+ * machine's process, which only that machine can look at).
+ */
+export async function cromwellServerState(
+  config: Config,
+  server: ManagedCromwell,
+): Promise<{ state: 'running' } | { state: 'elsewhere' } | { state: 'ended'; why: string }> {
+  if (server.host !== os.hostname()) return { state: 'elsewhere' };
+  const seen = await localExecutor(config).inspect(controlOf(server), server.id);
+  if (seen.state === 'running') return { state: 'running' };
+  const why =
+    seen.state === 'exited'
+      ? `it exited with code ${seen.exitCode}${seen.outOfMemory ? ' (out of memory)' : ''}`
+      : seen.state === 'lost'
+        ? `it is gone (${seen.reason})`
+        : 'it never started';
+  const tail = await logTail(server.dir);
+  return { state: 'ended', why: tail ? `${why}; its log ends with:\n${tail}` : why };
+}
+
+/** Whether the server answers its status route with 200. */
+async function answersStatus(server: ManagedCromwell): Promise<boolean> {
+  try {
+    const res = await fetch(`${serverUrlOf(server)}/engine/v1/status`, { signal: AbortSignal.timeout(5000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves when the server answers (null), or with why it will not: its process ended, or it did
+ * not answer within cromwellStartTimeoutMs (it is then stopped). Another machine's server is
+ * waited for by its answer alone.
+ */
+export async function waitUntilReady(config: Config, server: ManagedCromwell): Promise<string | null> {
+  const deadline = Date.parse(server.startedAt) + config.cromwellStartTimeoutMs;
+  for (;;) {
+    if (await answersStatus(server)) return null;
+    const seen = await cromwellServerState(config, server);
+    if (seen.state === 'ended') return `The Cromwell server did not start: ${seen.why}`;
+    if (Date.now() > deadline) {
+      await stopCromwellServer(config, server);
+      const tail = await logTail(server.dir);
+      return (
+        `The Cromwell server did not answer within ${Math.round(config.cromwellStartTimeoutMs / 1000)} s (RUNYARD_CROMWELL_START_TIMEOUT_MS) and was stopped.` +
+        (tail ? ` Its log ends with:\n${tail}` : '')
+      );
+    }
+    await sleep(READY_POLL_MS);
+  }
+}
+
+/** Stops the server's process (TERM, then KILL after the abort grace) and removes its jobs' inputs; resolves when none of it is left. */
+export async function stopCromwellServer(config: Config, server: ManagedCromwell): Promise<void> {
+  if (server.host !== os.hostname()) return;
+  await localExecutor(config).kill(server.id, { force: false, graceMs: config.abortGraceMs });
+  await rm(path.join(server.dir, 'inputs'), { recursive: true, force: true });
+}
+
+/** Removes the inputs moved in for jobs (managedInputsDirOf) whose attempt no longer runs. */
+export async function removeEndedInputs(
+  server: ManagedCromwell,
+  runs: (jobId: string, attempt: number) => Promise<boolean>,
+): Promise<void> {
+  if (server.host !== os.hostname()) return;
+  const inputs = path.join(server.dir, 'inputs');
+  for (const name of await readdir(inputs).catch(() => [])) {
+    const m = /^([0-9a-f]{24})-(\d+)$/.exec(name);
+    if (m && !(await runs(m[1]!, Number(m[2])))) await rm(path.join(inputs, name), { recursive: true, force: true });
+  }
+}

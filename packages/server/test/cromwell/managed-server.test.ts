@@ -1,0 +1,244 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { FIXTURE_BIN } from '../../../../test/support/running-server.js';
+import { uploadFile } from '../../../../test/support/upload.js';
+import { settleEngineServers } from '../../src/services/engine-servers.js';
+import { waitFor } from '../scheduler/helpers.js';
+import { startWdlWorld, type WdlWorld } from '../wdl/wdl-world.js';
+
+/**
+ * The Cromwell server that Runyard runs itself (RUNYARD_CROMWELL_JAR). Neither Java's Cromwell
+ * jar nor a way to build one is available here, so `java` on the task PATH is
+ * test/support/cromwell-fixture/java.ts, bundled into one program: it follows the java launcher's
+ * and Cromwell's contracts for what Runyard uses (-D properties, -jar, `server`, the port,
+ * interface and Local backend root), and serves the Cromwell fixture's REST API. It runs where
+ * the real one would: through the local executor, in the task sandbox.
+ */
+
+const JAVA_FIXTURE = fileURLToPath(new URL('../../../../test/support/cromwell-fixture/java.ts', import.meta.url));
+
+/** count counts the lines of a File input, says whether the call can see a path, and joins the files a glob matches. */
+const WDL = `version 1.0
+
+task count {
+  input {
+    File reads
+    String probe
+    Array[File] globbed
+  }
+  command <<<
+    wc -l < ~{reads} | tr -d ' ' > n.txt
+    if [ -e ~{probe} ]; then echo visible; else echo hidden; fi > seen.txt
+    cat ~{sep=" " globbed} > globbed.txt
+  >>>
+  output {
+    File n = "n.txt"
+    File seen = "seen.txt"
+    File all = "globbed.txt"
+  }
+}
+
+workflow reads {
+  input {
+    File reads
+    String probe
+    Array[File] globbed
+  }
+  call count { input: reads = reads, probe = probe, globbed = globbed }
+  output {
+    File n = count.n
+    File seen = count.seen
+    File all = count.all
+  }
+}
+`;
+
+/** A jar is a zip: its first four bytes are PK\\3\\4 (the launcher checks them). */
+const JAR = 'PK\u0003\u0004\nfixture.startDelayMs=20\n';
+
+describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 300_000 }, () => {
+  let scratch: string;
+  let jar: string;
+  let w: WdlWorld;
+  let workflowId: string;
+
+  const status = async () => w.ok('GET', `/api/v1/cromwell?teamId=${w.ws}`);
+  const running = () =>
+    waitFor(
+      'the Cromwell server to run',
+      async () => {
+        const server = await status();
+        assert.notEqual(server.status, 'Stopped', server.statusMessage);
+        return server.status === 'Running' ? server : undefined;
+      },
+      120_000,
+    );
+  const answers = async (url: string) => {
+    try {
+      return (await fetch(`${url}/engine/v1/status`)).status === 200;
+    } catch {
+      return false;
+    }
+  };
+  const engineDir = () => path.join(w.s.config.dataDir, 'engine-servers', w.ws);
+
+  before(async () => {
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-managed-cromwell-'));
+    const bin = path.join(scratch, 'bin');
+    mkdirSync(bin);
+    // One program, no imports: the sandbox shows it (its PATH directory) and nothing of this checkout.
+    await build({
+      entryPoints: [JAVA_FIXTURE],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: path.join(bin, 'java'),
+      banner: { js: '#!/usr/bin/env node' },
+      logLevel: 'error',
+    });
+    chmodSync(path.join(bin, 'java'), 0o755);
+    jar = path.join(scratch, 'cromwell-86.jar');
+    writeFileSync(jar, JAR);
+    w = await startWdlWorld({
+      RUNYARD_WDL_ENGINE: 'cromwell',
+      RUNYARD_CROMWELL_JAR: jar,
+      RUNYARD_TASK_PATH: [bin, FIXTURE_BIN, process.env.PATH ?? '/usr/bin:/bin'].join(path.delimiter),
+    });
+    const repo = w.mirror.create('acme/reads-wdl', { files: { 'main.wdl': WDL } });
+    workflowId = (
+      await w.ok('POST', `/api/v1/workflows?teamId=${w.ws}`, {
+        name: 'reads-wdl',
+        workflowType: 'wdl',
+        mainFile: 'main.wdl',
+        repository: { url: repo.url, platform: 'github' },
+      })
+    )._id;
+  });
+  after(async () => {
+    // The server outlives Runyard's processes by design: the test stops it.
+    await w.api('PUT', `/api/v1/cromwell/stop?teamId=${w.ws}`);
+    await w.close();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it("a jar the launcher refuses leaves the server Stopped with the launcher's error", async () => {
+    writeFileSync(jar, 'not a zip');
+    try {
+      const started = await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+      assert.equal(started.status, 'Starting');
+      const stopped = await waitFor('the start to fail', async () => {
+        const server = await status();
+        return server.status === 'Stopped' ? server : undefined;
+      });
+      assert.match(stopped.statusMessage, /^The Cromwell server did not start: it exited with code 1; its log ends with:\n/);
+      assert.match(stopped.statusMessage, new RegExp(`Error: Invalid or corrupt jarfile ${jar.replace(/[.]/g, '\\.')}$`));
+      assert.equal(stopped.managedProcess, undefined);
+      const refused = await w.api('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({}, { workflow: workflowId }));
+      assert.equal(refused.status, 409, JSON.stringify(refused.json));
+      assert.match(refused.json.message, /WDL engine server is stopped/);
+    } finally {
+      writeFileSync(jar, JAR);
+    }
+  });
+
+  it('restart starts it in the sandbox, on 127.0.0.1; a restart while it runs keeps it', async () => {
+    const started = await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+    assert.equal(started.status, 'Starting');
+    assert.equal(started.managedProcess.host, os.hostname());
+    const server = await running();
+    assert.equal(server.url, `http://127.0.0.1:${server.managedProcess.port}`);
+    assert.ok(await answers(server.url));
+    const log = readFileSync(path.join(engineDir(), 'cromwell.log'), 'utf8');
+    assert.match(log, new RegExp(`service started on 127\\.0\\.0\\.1:${server.managedProcess.port}\\.\\.\\.`));
+    assert.match(log, new RegExp(`Local backend root ${engineDir()}/cromwell-executions`));
+    const again = await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+    assert.deepEqual(again.managedProcess, server.managedProcess);
+    assert.equal((await running()).url, server.url);
+  });
+
+  it('a WDL job runs on it: File inputs from Data and a glob over a folder are read, the rest of the machine is hidden', async () => {
+    const server = await running();
+    const where = { workspaceId: w.ws, projectId: w.projectId };
+    const readsId = await uploadFile(w.s.url, w.s.admin.apikey, where, 'reads.fq', '@r1\nACGT\n+\nIIII\n');
+    const datasets = (await w.ok('GET', `/api/v2/datasets?projectId=${w.projectId}&teamId=${w.ws}`)).datasets;
+    const data = datasets.find((d: { name: string }) => d.name === 'Data');
+    const folder = await w.ok('POST', `/api/v1/folders/virtual?teamId=${w.ws}`, {
+      name: 'lanes',
+      parent: { kind: 'Dataset', id: data._id },
+    });
+    await uploadFileInto(w, folder._id, 'a.txt', 'lane A\n');
+    await uploadFileInto(w, folder._id, 'b.txt', 'lane B\n');
+    // The server's key (it sealed the engine token), on the host.
+    const secret = w.s.config.secretKeyFile;
+    const body = await w.body({}, { workflow: workflowId });
+    body.parameters = [
+      { prefix: '', name: 'reads.reads', parameterKind: 'dataItem', dataItem: { kind: 'File', item: readsId } },
+      { prefix: '', name: 'reads.probe', parameterKind: 'textValue', textValue: secret },
+      { prefix: '', name: 'reads.globbed', parameterKind: 'globPattern', globPattern: '*.txt', folder: folder._id },
+    ];
+    const jobId = (await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, body)).jobId;
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'completed', job.statusMessage);
+    assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '4');
+    // The key is there on the host, not in the Cromwell server's sandbox.
+    assert.ok(existsSync(secret));
+    assert.equal(w.read(jobId, 'results', 'seen.txt').trim(), 'hidden');
+    assert.equal(w.read(jobId, 'results', 'globbed.txt'), 'lane A\nlane B\n');
+    assert.match(w.read(jobId, 'logs', 'stdout.txt'), /runs on the workspace's Cromwell server/);
+    // Its calls ran in the server's own Local backend root.
+    assert.ok(readdirSync(path.join(engineDir(), 'cromwell-executions', 'reads')).length >= 1);
+    // The inputs moved in for the job are removed once it has ended.
+    await settleEngineServers(w.s.store.db, w.s.config);
+    assert.deepEqual(readdirSync(path.join(engineDir(), 'inputs')), []);
+    assert.ok(await answers(server.url));
+  });
+
+  it('a server whose process ended is found Stopped, with why; stop ends the process', async () => {
+    const first = await running();
+    // Another process kills it (the machine's OOM killer, an operator): its pid is in the executor's control files.
+    const control = path.join(engineDir(), 'control');
+    const attempts = readdirSync(control)
+      .map((f) => /^attempt-(\d+)\.pid$/.exec(f)?.[1])
+      .filter((n) => n !== undefined)
+      .map(Number);
+    assert.ok(attempts.length, `no pid file in ${readdirSync(control).join(', ')}`);
+    const pidFile = `attempt-${Math.max(...attempts)}.pid`;
+    // "<pid> <start time>": the wrapper's, which leads the task's process group.
+    const pid = Number(readFileSync(path.join(control, pidFile), 'utf8').split(' ')[0]);
+    process.kill(-pid, 'SIGKILL');
+    const stopped = await waitFor('the ended server to be found', async () => {
+      const server = await status();
+      return server.status === 'Stopped' ? server : undefined;
+    });
+    assert.match(stopped.statusMessage, /^The Cromwell server stopped: /);
+    assert.match(stopped.statusMessage, /Start it again with "runyard cromwell start"\.$/);
+    assert.equal(stopped.url, undefined);
+
+    // Started again: a new process on a new start; stop ends it.
+    await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+    const second = await running();
+    assert.notEqual(second.managedProcess.startedAt, first.managedProcess.startedAt);
+    const after = await w.ok('PUT', `/api/v1/cromwell/stop?teamId=${w.ws}`);
+    assert.equal(after.status, 'Stopped');
+    assert.equal(after.managedProcess, undefined);
+    assert.equal(await answers(second.url), false);
+    assert.match(readFileSync(path.join(engineDir(), 'cromwell.log'), 'utf8'), /Received SIGTERM: shutting down/);
+  });
+});
+
+/** Uploads a file into a folder of Data. */
+async function uploadFileInto(w: WdlWorld, parentId: string, name: string, text: string): Promise<void> {
+  const query = `teamId=${w.ws}&projectId=${w.projectId}&name=${encodeURIComponent(name)}&parentId=${parentId}`;
+  const r = await fetch(`${w.s.url}/api/runyard/datasets/upload?${query}`, {
+    method: 'POST',
+    headers: { apikey: w.s.admin.apikey, 'content-type': 'application/octet-stream' },
+    body: text,
+  });
+  assert.equal(r.status, 201, await r.text());
+}
