@@ -34,7 +34,14 @@ export interface RunningServer {
 
 /** Which WDL driver new engine servers get (a workspace's own may differ: runyard admin workspace set-engine). */
 function wdlEngineLine(config: Config): string {
-  const url = config.wdlEngine === 'cromwell' ? ` at ${config.cromwellUrl || '(no RUNYARD_CROMWELL_URL set)'}` : '';
+  const url =
+    config.wdlEngine !== 'cromwell'
+      ? ''
+      : config.cromwellUrl
+        ? ` at ${config.cromwellUrl}`
+        : config.cromwellJar
+          ? ` (a server per workspace that Runyard runs from ${config.cromwellJar})`
+          : ' (no RUNYARD_CROMWELL_URL or RUNYARD_CROMWELL_JAR set)';
   return `WDL engine: ${config.wdlEngine}${url} for new workspaces (RUNYARD_WDL_ENGINE; one workspace's: runyard admin workspace set-engine)`;
 }
 

@@ -23,7 +23,8 @@ const COLUMNS = ['_id', 'status', 'driver', 'url', 'workspace', 'statusMessage',
 
 /** One line for a person: which server, its driver, its status and why. */
 export function describeServer(s: EngineServer): string {
-  const driver = s.driver === 'cromwell' && s.url ? `cromwell at ${s.url}` : s.driver;
+  const where = s.managedProcess ? `, run by Runyard on ${s.managedProcess.host} since ${s.managedProcess.startedAt}` : '';
+  const driver = (s.driver === 'cromwell' && s.url ? `cromwell at ${s.url}` : s.driver) + where;
   return `The WDL engine server ${s._id} of workspace ${s.workspace} (${driver}) is ${s.status}${s.statusMessage ? `: ${s.statusMessage}` : '.'}`;
 }
 
