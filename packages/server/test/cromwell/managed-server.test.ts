@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { FIXTURE_BIN } from '../../../../test/support/running-server.js';
 import { uploadFile } from '../../../../test/support/upload.js';
-import { settleEngineServers } from '../../src/services/engine-servers.js';
+import { loadConfig } from '../../src/config.js';
+import { getEngineServer, settleEngineServers } from '../../src/services/engine-servers.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { startWdlWorld, type WdlWorld } from '../wdl/wdl-world.js';
 
@@ -162,6 +163,25 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     assert.equal((await running()).url, server.url);
   });
 
+  it('a restarted Runyard finds it again, running, or starting when the one before stopped while it started', async () => {
+    const server = await running();
+    // Another Runyard process on the same data: a configuration (and executor) of its own, which did not start the server.
+    const later = loadConfig({ PATH: process.env.PATH, ...envOf(w) });
+    assert.notEqual(later, w.s.config);
+    const found = await getEngineServer(w.s.store.db, later, w.ws);
+    assert.equal(found.status, 'Running');
+    assert.deepEqual(found.managedProcess, server.managedProcess);
+    // Left Starting by a process that is gone: the next reader follows the recorded process to Running.
+    await w.s.store.db.updateTable('engine_servers').set({ status: 'Starting', url: null }).where('workspace_id', '=', w.ws).execute();
+    assert.equal((await getEngineServer(w.s.store.db, later, w.ws)).status, 'Starting');
+    const followed = await waitFor('the recorded server to be followed to Running', async () => {
+      const s = await getEngineServer(w.s.store.db, later, w.ws);
+      return s.status === 'Running' ? s : undefined;
+    });
+    assert.equal(followed.url, server.url);
+    assert.deepEqual(followed.managedProcess, server.managedProcess);
+  });
+
   it('a WDL job runs on it: File inputs from Data and a glob over a folder are read, the rest of the machine is hidden', async () => {
     const server = await running();
     const where = { workspaceId: w.ws, projectId: w.projectId };
@@ -231,6 +251,19 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     assert.match(readFileSync(path.join(engineDir(), 'cromwell.log'), 'utf8'), /Received SIGTERM: shutting down/);
   });
 });
+
+/** The environment that gives the world's server its configuration (loadConfig reads RUNYARD_*). */
+function envOf(w: WdlWorld): NodeJS.ProcessEnv {
+  const c = w.s.config;
+  return {
+    RUNYARD_DATA_DIR: c.dataDir,
+    RUNYARD_DATABASE_URL: c.databaseUrl,
+    RUNYARD_WDL_ENGINE: 'cromwell',
+    RUNYARD_CROMWELL_JAR: c.cromwellJar,
+    RUNYARD_TASK_PATH: c.taskPath,
+    RUNYARD_ABORT_GRACE_MS: String(c.abortGraceMs),
+  };
+}
 
 /** Uploads a file into a folder of Data. */
 async function uploadFileInto(w: WdlWorld, parentId: string, name: string, text: string): Promise<void> {
