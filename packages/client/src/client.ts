@@ -4,14 +4,19 @@ import type {
   EngineServer,
   EngineToken,
   InstanceTypeListReply,
+  InteractiveSession,
   JobCostsReply,
   JobQueue,
   Project,
+  SessionCreateBody,
+  SessionResumeBody,
+  SessionUiLink,
   UserMe,
   Workflow,
 } from '@runyard/contract';
 import { AdminClient } from './admin.js';
 import * as cromwell from './cromwell.js';
+import * as sessions from './interactive-sessions.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
 import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
@@ -297,6 +302,36 @@ export class RunyardClient {
   /** The instance types of the server's catalogue, with their size and hourly price. */
   getInstanceTypes(workspaceId: string): Promise<InstanceTypeListReply> {
     return getInstanceTypes(this.transport, workspaceId);
+  }
+
+  /** create_interactive_session: the full configuration and data items (SessionCreateBody); the new session, scheduled, with its `_id`. */
+  createInteractiveSession(teamId: string, payload: SessionCreateBody): Promise<InteractiveSession> {
+    return sessions.createInteractiveSession(this.transport, teamId, payload);
+  }
+
+  /** get_interactive_session_list: one page of sessions; seed status names (running, stopped, provisioning, scheduled) are mapped to the wire's. */
+  getInteractiveSessionList(teamId: string, options?: sessions.SessionListOptions): Promise<sessions.SessionListResult> {
+    return sessions.getInteractiveSessionList(this.transport, teamId, options);
+  }
+
+  /** A session's document (status, configuration, costs). */
+  getInteractiveSession(sessionId: string, teamId: string): Promise<InteractiveSession> {
+    return sessions.getInteractiveSession(this.transport, sessionId, teamId);
+  }
+
+  /** resume_interactive_session: a paused session scheduled again, with the payload's changes; the updated session. */
+  resumeInteractiveSession(sessionId: string, teamId: string, payload?: SessionResumeBody): Promise<InteractiveSession> {
+    return sessions.resumeInteractiveSession(this.transport, sessionId, teamId, payload);
+  }
+
+  /** abort_interactive_session (pause): saves the home first unless `uploadOnClose` is false; `forceAbort` stops at once. Answers 204. */
+  abortInteractiveSession(sessionId: string, teamId: string, uploadOnClose = true, forceAbort = false): Promise<number> {
+    return sessions.abortInteractiveSession(this.transport, sessionId, teamId, uploadOnClose, forceAbort);
+  }
+
+  /** A link (a path on the platform, with a one-minute launch token) that opens a ready session's web UI. */
+  getInteractiveSessionUiLink(sessionId: string, teamId: string): Promise<SessionUiLink> {
+    return sessions.getInteractiveSessionUiLink(this.transport, sessionId, teamId);
   }
 
   fetchJobQueueId(workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {

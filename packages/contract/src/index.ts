@@ -14,3 +14,4 @@ export * from './schemas/hpc.js';
 export * from './schemas/folder.js';
 export * from './schemas/costs.js';
 export * from './schemas/cromwell.js';
+export * from './schemas/interactive-sessions.js';

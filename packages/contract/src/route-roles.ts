@@ -57,6 +57,9 @@ export const ROUTE_ROLES = {
   cloudAzure: 'viewer',
   // The engine server's status: any role, and the workspace's engine token (Bearer).
   cromwellStatus: 'viewer',
+  // A private session is shown to its owner and the workspace's admins only (checked in the services).
+  sessionList: 'viewer',
+  sessionGet: 'viewer',
 
   projectCreate: 'member',
   workflowImport: 'member',
@@ -80,6 +83,12 @@ export const ROUTE_ROLES = {
   // Starting the engine is part of running a WDL job (the public client's job run does it), so a
   // member may; so may the engine token, which acts as a member.
   cromwellSwitch: 'member',
+  sessionCreate: 'member',
+  // Own sessions only, unless admin (checked per session in the services).
+  sessionResume: 'member',
+  sessionAbort: 'member',
+  // Opening a session's UI runs code in it: a member who sees the session (checked per session, and on every proxied request).
+  sessionUiLink: 'member',
 
   // Hiding a workflow hides it from every member's job submission: a workspace decision.
   workflowArchive: 'admin',

@@ -5,6 +5,7 @@ import * as cromwell from './schemas/cromwell.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
 import * as hpc from './schemas/hpc.js';
+import * as session from './schemas/interactive-sessions.js';
 import * as job from './schemas/job.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
@@ -841,6 +842,78 @@ export const ROUTES = {
     status: 200,
     body: cromwell.EngineSetBody,
     response: cromwell.EngineServer,
+  }),
+  sessionCreate: route({
+    method: 'POST',
+    path: '/api/v1/interactive-sessions',
+    summary: 'Create an interactive session (Jupyter, VS Code, RStudio or Spark); it starts scheduled',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 201,
+    querystring: TeamIdQuery,
+    body: session.SessionCreateBody,
+    response: session.InteractiveSession,
+  }),
+  sessionList: route({
+    method: 'GET',
+    path: '/api/v3/interactive-sessions',
+    summary: 'List interactive sessions, newest first (status[] repeatable, onlyOwnerSessions, archived.status)',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    querystring: session.SessionListQuery,
+    response: session.SessionListReply,
+  }),
+  sessionGet: route({
+    method: 'GET',
+    path: '/api/v2/interactive-sessions/:id',
+    summary: 'An interactive session',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    response: session.InteractiveSession,
+  }),
+  sessionResume: route({
+    method: 'PUT',
+    path: '/api/v1/interactive-sessions/:id/resume',
+    summary: 'Resume a paused (aborted) interactive session, optionally with a new configuration and more data items',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    body: session.SessionResumeBody,
+    response: session.InteractiveSession,
+  }),
+  sessionAbort: route({
+    method: 'PUT',
+    path: '/api/v1/interactive-sessions/:id/abort',
+    summary: 'Pause (abort) an interactive session: uploadOnClose saves its home first, forceAbort stops it at once; 204',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 204,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    body: session.SessionAbortBody,
+  }),
+  sessionUiLink: route({
+    method: 'POST',
+    path: '/api/runyard/interactive-sessions/:id/ui-link',
+    summary: "A link that opens a ready session's web UI through the platform's proxy, with a launch token valid for a minute",
+    auth: 'apikey',
+    workspace: true,
+    own: true,
+    status: 200,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    response: session.SessionUiLink,
   }),
 } satisfies Record<string, RouteSpec>;
 

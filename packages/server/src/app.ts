@@ -5,6 +5,8 @@ import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from 
 import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
+import { registerSessionProxy } from './http/session-proxy.js';
+import { SessionUiTokens } from './http/session-ui-token.js';
 import { RequestLogController, requestSerializers } from './http/request-log.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { adminHandlers } from './routes/admin.js';
@@ -14,12 +16,14 @@ import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js'
 import { folderHandlers } from './routes/folders.js';
 import { registerHomePage } from './routes/home-page.js';
 import { jobDataHandlers } from './routes/job-data.js';
+import { sessionHandlers } from './routes/interactive-sessions.js';
 import { jobHandlers } from './routes/jobs.js';
 import { projectHandlers } from './routes/projects.js';
 import { storageBrowseHandlers } from './routes/storage-browse.js';
 import { systemHandlers } from './routes/system.js';
 import { userHandlers } from './routes/users.js';
 import { workflowHandlers } from './routes/workflows.js';
+import { sessionUpstream } from './services/interactive-session-ui.js';
 import { storageDepsOf } from './services/storage-access.js';
 import type { BlobStore } from './storage/blob-store.js';
 import { createBlobStore } from './storage/registry.js';
@@ -67,8 +71,10 @@ export async function buildApp(
   // Long-lived replies (event streams) end when the server closes, so that close does not wait for their clients.
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
+  const sessionUi = SessionUiTokens.fromKeyFile(config.secretKeyFile);
   const deps: AppDeps = {
     closing: closing.signal,
+    sessionUi,
     store,
     db: store.db,
     config,
@@ -95,6 +101,15 @@ export async function buildApp(
     ...jobDataHandlers,
     ...costHandlers,
     ...cromwellHandlers,
+    ...sessionHandlers,
+  });
+  // Sessions' web UIs: checked again on every request (the person may still use the session, which still runs).
+  registerSessionProxy(app, {
+    tokens: sessionUi,
+    resolve: (sessionId, userId) => sessionUpstream(store.db, config, sessionId, userId),
+    secureCookies: Boolean(config.tlsCertFile) || config.publicUrl.startsWith('https:'),
+    // Behind a reverse proxy the browser's Origin is the public URL's.
+    ...(config.publicUrl && { allowedOrigins: [new URL(config.publicUrl).origin] }),
   });
   return app;
 }

@@ -235,6 +235,24 @@ export const CONFIG_KEYS = {
     default: false,
     doc: "Whether a job may ask for a Nextflow version that is not installed: its launcher then downloads it into a home of the job's workspace. Off: such a job is refused at submission (400, listing the installed versions).",
   },
+  sessionCommandVscode: {
+    env: 'RUNYARD_SESSION_COMMAND_VSCODE',
+    schema: Type.String(),
+    default: '',
+    doc: "Command that serves a VS Code interactive session's web UI (e.g. code-server): a command line split on white space, run without a shell in the session's sandbox with its home as working directory. Empty: creating or resuming a vscode session is refused (400, naming this setting).",
+  },
+  sessionCommandRstudio: {
+    env: 'RUNYARD_SESSION_COMMAND_RSTUDIO',
+    schema: Type.String(),
+    default: '',
+    doc: "Command that serves an RStudio interactive session's web UI (e.g. rserver), run as sessionCommandVscode. Empty: creating or resuming an rstudio session is refused (400, naming this setting). Jupyter sessions (backend regular) need no setting: jupyter on the task PATH.",
+  },
+  sessionCommandSpark: {
+    env: 'RUNYARD_SESSION_COMMAND_SPARK',
+    schema: Type.String(),
+    default: '',
+    doc: "Command that serves a Spark interactive session's web UI (e.g. a Jupyter with a Spark kernel), run as sessionCommandVscode. Empty: creating or resuming a spark session is refused (400, naming this setting).",
+  },
   s3TaskCredentials: {
     env: 'RUNYARD_S3_TASK_CREDENTIALS',
     schema: Type.Union(['workspace', 'storage', 'none'].map((c) => Type.Literal(c))),

@@ -3,12 +3,13 @@ import { databaseUrlOf, type Config } from '../config.js';
 import { createExecutors } from '../executors/registry.js';
 import { EngineServerSweep } from './engine-server-sweep.js';
 import { Scheduler } from '../scheduler/scheduler.js';
+import { SessionRunner } from '../scheduler/session-runner.js';
 import { DeletionWorker } from '../services/deletion-worker.js';
 import { createBlobStore } from '../storage/registry.js';
 import { openStore, type StoreOptions } from '../store/database.js';
 import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
 
-/** What runs besides the API: the job scheduler, the deletion worker and the engine servers' sweep, on a store of their own. */
+/** What runs besides the API: the job scheduler, the interactive sessions' runner, the deletion worker and the engine servers' sweep, on a store of their own. */
 export interface BackgroundWork {
   schedulerId: string;
   databaseKind: string;
@@ -26,16 +27,24 @@ export function startBackgroundWork(config: Config, log: Logger, storeOptions: S
   const scheduler = new Scheduler({ store, config, blobs, executors });
   const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
   const engineSweep = new EngineServerSweep(store.db, config);
+  const sessions = new SessionRunner({ db: store.db, config, blobs, executor: executors.local! });
   scheduler.start(log);
+  sessions.start(log);
   deletionWorker.start(log);
   engineSweep.start(log);
   let stopping: Promise<void> | undefined;
   return {
     schedulerId: scheduler.id,
     databaseKind: store.kind,
-    wakeScheduler: () => scheduler.wake(),
+    // Jobs and interactive sessions alike.
+    wakeScheduler: () => {
+      scheduler.wake();
+      sessions.wake();
+    },
     wakeDeletion: () => deletionWorker.wake(),
     stop: (options) =>
-      (stopping ??= Promise.all([scheduler.stop(options), deletionWorker.stop(), engineSweep.stop()]).then(() => store.close())),
+      (stopping ??= Promise.all([scheduler.stop(options), deletionWorker.stop(), engineSweep.stop(), sessions.stop()]).then(() =>
+        store.close(),
+      )),
   };
 }

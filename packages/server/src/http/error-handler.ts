@@ -30,6 +30,16 @@ function body(code: ErrorCode, message: string, status: number = ERROR_CODES[cod
   return { statusCode: status, code, message, time: isoNow() };
 }
 
+/** The wire body of a path no route serves (also what a hidden resource answers, so that it looks the same). */
+export function routeNotFoundBody(method: string, url: string): ErrorBody {
+  return body('ROUTE_NOT_FOUND', `No route ${method} ${quoted(url.split('?')[0])}.`);
+}
+
+/** A wire error body, for replies written outside Fastify (an upgraded socket). */
+export function wireErrorBody(code: ErrorCode, message: string, status?: number): ErrorBody {
+  return body(code, message, status);
+}
+
 const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'BODY_TOO_LARGE',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
@@ -58,7 +68,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     void reply.status(out.statusCode).send(out);
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send(body('ROUTE_NOT_FOUND', `No route ${request.method} ${quoted(request.url.split('?')[0])}.`));
+    void reply.status(404).send(routeNotFoundBody(request.method, request.url));
   });
 }
 

@@ -1,3 +1,4 @@
+import type { SessionUiTokens } from './session-ui-token.js';
 import type { Kysely } from 'kysely';
 import type { RouteId } from '@runyard/contract';
 import type { Config } from '../config.js';
@@ -20,6 +21,8 @@ export interface AppDeps {
   deletionWorker?: { wake(): void };
   /** Aborted when the server starts to close: long-lived replies (event streams) end then. */
   closing?: AbortSignal;
+  /** Issues the launch tokens of sessions' web UIs (the proxy verifies them: session-proxy.ts). */
+  sessionUi: SessionUiTokens;
 }
 
 /** A request after authentication, the workspace check and schema validation. */

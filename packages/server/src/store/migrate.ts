@@ -11,6 +11,7 @@ import * as hpcClusters from './migrations/0009-hpc-clusters.js';
 import * as arrayJobs from './migrations/0010-array-jobs.js';
 import * as dockerRegistries from './migrations/0011-docker-registries.js';
 import * as engineServers from './migrations/0012-engine-servers.js';
+import * as interactiveSessions from './migrations/0013-interactive-sessions.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010-array-jobs': arrayJobs,
   '0011-docker-registries': dockerRegistries,
   '0012-engine-servers': engineServers,
+  '0013-interactive-sessions': interactiveSessions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -259,6 +259,75 @@ export interface EngineServerTable {
   updated_at: string;
 }
 
+/** An interactive session (migration 0013). Money in cents, except cost_limit (dollars, -1: none). */
+export interface InteractiveSessionTable {
+  id: string;
+  workspace_id: string;
+  project_id: string;
+  user_id: string;
+  name: string;
+  /** regular (Jupyter), vscode, rstudio or spark. */
+  backend: string;
+  /** aws or azure, as asked (it names interactiveSessionType); sessions run on this server either way. */
+  execution_platform: string;
+  /** workspace or private. */
+  visibility: string;
+  /** scheduled, initializing, setup, ready, aborting, aborted or terminated (scheduler/session-state.ts). */
+  status: string;
+  /** Why the session stopped or is stopping, or what failed, for people. */
+  status_message: string | null;
+  /** Why its last run was stopped: user, costLimit, autoShutdown or error. */
+  stop_reason: string | null;
+  /** From the catalogue: its size (what the sandbox gives it) and its hourly price, set at creation and resume. */
+  instance_type: string;
+  cpus: number;
+  memory_gib: number;
+  price_per_hour_cents: number;
+  is_cost_saving: number;
+  storage_size_gb: number;
+  storage_mode: string;
+  /** Dollars; -1 means no limit. */
+  cost_limit: number;
+  /** When the reaper stops it; null: never. */
+  auto_shutdown_at: string | null;
+  r_version: string | null;
+  /** Spark's cluster description as received; null for the other backends. */
+  cluster_json: string | null;
+  /** The files given to it, resolved (services/interactive-session-items.ts: ResolvedSessionItem[]), JSON. */
+  data_items_json: string;
+  /** The folders linked into it, resolved the same way, JSON. */
+  fuse_file_systems_json: string;
+  /** The create body as received. */
+  request_json: string;
+  /** Where its home directory is saved between runs: `<workspace>/interactive-sessions/<id>/home` of the workspace's bucket. */
+  home_bucket: string;
+  home_prefix: string;
+  /** The executor's id of the running session (JSON), stored before it is reported running. */
+  external_id: string | null;
+  /** Where the running session's web UI listens (a unix socket path, or host:port on a private address), for the proxy. */
+  ui_address: string | null;
+  /** The session server's own token, sealed with the server's key (store/secret-box.ts); never shown. */
+  ui_token_sealed: string | null;
+  /** Runs so far: a resume starts the next; a report from another run is refused. */
+  attempt: Generated<number>;
+  lease_owner: string | null;
+  lease_expires_at: string | null;
+  /** What the last pause asked for: save the home first (1), stop at once without saving (abort_force 1). */
+  upload_on_close: Generated<number>;
+  abort_force: Generated<number>;
+  /** When the current run began to cost (null while none runs); the seconds and cents of the runs before it. */
+  run_started_at: string | null;
+  running_seconds: Generated<number>;
+  cost_cents: Generated<number>;
+  last_saved_at: string | null;
+  archived: Generated<number>;
+  archived_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** When it was terminated. */
+  ended_at: string | null;
+}
+
 export interface Database {
   users: UserTable;
   workspaces: WorkspaceTable;
@@ -274,4 +343,5 @@ export interface Database {
   hpc_clusters: HpcClusterTable;
   docker_registries: DockerRegistryTable;
   engine_servers: EngineServerTable;
+  interactive_sessions: InteractiveSessionTable;
 }

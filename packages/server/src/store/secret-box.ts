@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
 
 /**
@@ -50,4 +50,13 @@ export function unseal(keyFile: string, sealed: string): string {
   const decipher = createDecipheriv('aes-256-gcm', keyAt(keyFile), raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+/**
+ * A key of its own for one purpose (e.g. signing the tokens of the session proxy), derived from
+ * the server's key with HKDF-SHA256: the server's key never serves two purposes, and every
+ * process that has the key file derives the same one.
+ */
+export function derivedKey(keyFile: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', keyAt(keyFile), Buffer.alloc(0), `runyard:${purpose}`, KEY_BYTES));
 }

@@ -24,8 +24,8 @@ export interface ExplorerWorld extends JobWorld {
   worker: DeletionWorker;
 }
 
-export async function explorerWorld(): Promise<ExplorerWorld> {
-  const w = await jobWorld();
+export async function explorerWorld(env: NodeJS.ProcessEnv = {}): Promise<ExplorerWorld> {
+  const w = await jobWorld(env);
   const req = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, body?: unknown, tenant?: Tenant) =>
     call(w.s, method, url, body, tenant?.apikey ?? w.s.admin.apikey);
   const worker = new DeletionWorker({ db: w.s.store.db, blobs: createBlobStore(w.s.config), pollMs: 50 });

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ROUTES, type RouteId } from '@runyard/contract';
 import type { Tenant } from '../../../../test/support/server.js';
 import { bashBody, jobWorld, submit, type JobWorld } from '../jobs/fixtures.js';
+import { createBody, VSCODE_COMMAND } from '../sessions/world.js';
 import { call } from '../wire.js';
 
 // T4: every authenticated route, called by a user of another workspace with real ids of the
@@ -28,7 +29,8 @@ describe('T4: cross-tenant matrix over every route', () => {
   const v: Record<string, string> = {};
   const own: Record<string, string> = {};
   before(async () => {
-    w = await jobWorld();
+    // VS Code sessions can be created (their command is set; nothing starts them here).
+    w = await jobWorld({ RUNYARD_SESSION_COMMAND_VSCODE: VSCODE_COMMAND });
     const ws = w.ws;
     v.ws = ws;
     v.project = w.projectId;
@@ -61,6 +63,14 @@ describe('T4: cross-tenant matrix over every route', () => {
     const wf = (await call(w.s, 'GET', `/api/runyard/workflows/${v.nfWorkflow}?teamId=${ws}`)).json();
     v.repositoryId = String(wf.repository.repositoryId);
     v.queue = (await call(w.s, 'GET', `/api/v1/teams/aws/v2/job-queues?teamId=${ws}`)).json()[0].id;
+    const session = await call(
+      w.s,
+      'POST',
+      `/api/v1/interactive-sessions?teamId=${ws}`,
+      createBody(v.project, { name: `${SECRET}-session` }),
+    );
+    assert.equal(session.statusCode, 201, session.body);
+    v.session = session.json()._id;
 
     m = await w.s.newTenant('mallory');
     own.project = (await call(w.s, 'POST', `/api/v1/projects?teamId=${m.workspaceId}`, { name: 'mine' }, m.apikey)).json()._id;
@@ -117,6 +127,17 @@ describe('T4: cross-tenant matrix over every route', () => {
       adminEngineSet: { method: 'PUT', url: '/api/runyard/admin/engine', body: { workspaceId: v.ws, driver: 'toil' }, expect: 403 },
       // The caller's own engine server and token: nothing of the victim's.
       cromwellStatus: { method: 'GET', url: `/api/v1/cromwell?${T}`, expect: 'own' },
+      sessionList: { method: 'GET', url: `/api/v3/interactive-sessions?${T}`, expect: 'own' },
+      sessionGet: { method: 'GET', url: `/api/v2/interactive-sessions/${v.session}?${T}`, expect: 404 },
+      sessionCreate: {
+        method: 'POST',
+        url: `/api/v1/interactive-sessions?${T}`,
+        body: createBody(own.project, { name: 'mine' }, { dataItems: [{ kind: 'File', item: v.file, name: 'x.csv' }] }),
+        expect: 404,
+      },
+      sessionResume: { method: 'PUT', url: `/api/v1/interactive-sessions/${v.session}/resume?${T}`, body: {}, expect: 404 },
+      sessionAbort: { method: 'PUT', url: `/api/v1/interactive-sessions/${v.session}/abort?${T}`, body: {}, expect: 404 },
+      sessionUiLink: { method: 'POST', url: `/api/runyard/interactive-sessions/${v.session}/ui-link?${T}`, expect: 404 },
       cromwellSwitch: { method: 'PUT', url: `/api/v1/cromwell/stop?${T}`, expect: 'own' },
       engineTokenShow: { method: 'GET', url: `/api/runyard/engine-token?${T}`, expect: 'own' },
       engineTokenRotate: { method: 'POST', url: `/api/runyard/engine-token/rotate?${T}`, expect: 'own' },
@@ -246,7 +267,7 @@ describe('T4: cross-tenant matrix over every route', () => {
   });
 
   it('answers another tenant 404 (403 on admin routes) with nothing of the victim, for every route', async () => {
-    const victimIds = [v.project, v.workflow, v.nfWorkflow, v.job, v.dataset, v.file, v.folder, v.queue];
+    const victimIds = [v.project, v.workflow, v.nfWorkflow, v.job, v.dataset, v.file, v.folder, v.queue, v.session];
     for (const [id, probe] of Object.entries(matrix())) {
       if (probe === 'open') continue;
       const r = probe.raw

@@ -4,6 +4,7 @@ import { hasRole, ROLE_ORDER, ROUTE_ROLES, ROUTES, type Role, type RouteAccess, 
 import type { Tenant } from '../../../../test/support/server.js';
 import { explorerWorld, type ExplorerWorld } from '../file-explorer/world.js';
 import { bashBody, submit } from '../jobs/fixtures.js';
+import { createBody, VSCODE_COMMAND } from '../sessions/world.js';
 import { assertError, call } from '../wire.js';
 import { addMember } from './members.js';
 import { databaseTables, STATE_TABLES, stateSnapshot } from './state-snapshot.js';
@@ -45,7 +46,8 @@ describe('T14: roles matrix over every route', () => {
   const unique = (what: string, a: Actor) => `${what}-${a.role}-${++n}`;
 
   before(async () => {
-    w = await explorerWorld();
+    // Sessions of VS Code can be created: its command is set (nothing starts them here).
+    w = await explorerWorld({ RUNYARD_SESSION_COMMAND_VSCODE: VSCODE_COMMAND });
     for (const role of ROLE_ORDER) actors.push({ role, tenant: await addMember(w.s, w.ws, `${role}-user`, role) });
     const wf = (await call(w.s, 'GET', `/api/runyard/workflows/${w.nextflowWorkflowId}?${T()}`)).json();
     repoUrl = wf.repository.url;
@@ -59,6 +61,15 @@ describe('T14: roles matrix over every route', () => {
     const r = await submit(w, bashBody(w, { name: unique('job', a) }), hasRole(a.role, 'member') ? a.tenant : undefined);
     assert.equal(r.statusCode, 200, r.body);
     return r.json().jobId;
+  }
+  /** A session of the actor (or of the platform admin for a role that cannot create one), in `status`. */
+  async function sessionOf(a: Actor, status = 'scheduled'): Promise<string> {
+    const owner = hasRole(a.role, 'member') ? a.tenant.apikey : w.s.admin.apikey;
+    const r = await call(w.s, 'POST', `/api/v1/interactive-sessions?${T()}`, createBody(w.projectId, { name: unique('s', a) }), owner);
+    assert.equal(r.statusCode, 201, r.body);
+    const id = r.json()._id as string;
+    await w.s.store.db.updateTable('interactive_sessions').set({ status }).where('id', '=', id).execute();
+    return id;
   }
   async function folder(a: Actor): Promise<string> {
     const r = await call(w.s, 'POST', `/api/v1/folders/virtual?${T()}`, {
@@ -194,6 +205,11 @@ describe('T14: roles matrix over every route', () => {
       },
       cloudAzure: { role: 'viewer', probe: get(`/api/v1/cloud/azure?${T()}`) },
       cromwellStatus: { role: 'viewer', probe: get(`/api/v1/cromwell?${T()}`) },
+      sessionList: { role: 'viewer', probe: get(`/api/v3/interactive-sessions?${T()}`) },
+      sessionGet: {
+        role: 'viewer',
+        probe: async (a) => ({ method: 'GET', url: `/api/v2/interactive-sessions/${await sessionOf(a)}?${T()}` }),
+      },
 
       projectCreate: {
         role: 'member',
@@ -317,6 +333,34 @@ describe('T14: roles matrix over every route', () => {
         }),
       },
       cromwellSwitch: { role: 'member', probe: async () => ({ method: 'PUT', url: `/api/v1/cromwell/stop?${T()}` }) },
+      sessionCreate: {
+        role: 'member',
+        probe: async (a) => ({
+          method: 'POST',
+          url: `/api/v1/interactive-sessions?${T()}`,
+          body: createBody(w.projectId, { name: unique('s', a) }),
+        }),
+      },
+      sessionAbort: {
+        role: 'member',
+        probe: async (a) => ({
+          method: 'PUT',
+          url: `/api/v1/interactive-sessions/${await sessionOf(a, 'ready')}/abort?${T()}`,
+          body: { uploadOnClose: true, forceAbort: false },
+        }),
+      },
+      sessionResume: {
+        role: 'member',
+        probe: async (a) => ({
+          method: 'PUT',
+          url: `/api/v1/interactive-sessions/${await sessionOf(a, 'aborted')}/resume?${T()}`,
+          body: { dataItems: [], fileSystemIds: [] },
+        }),
+      },
+      sessionUiLink: {
+        role: 'member',
+        probe: async (a) => ({ method: 'POST', url: `/api/runyard/interactive-sessions/${await sessionOf(a, 'ready')}/ui-link?${T()}` }),
+      },
 
       workflowArchive: {
         role: 'admin',

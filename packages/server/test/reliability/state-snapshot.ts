@@ -20,6 +20,7 @@ export const STATE_TABLES = [
   'hpc_clusters',
   'docker_registries',
   'engine_servers',
+  'interactive_sessions',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */

@@ -1,0 +1,35 @@
+import type { Handlers } from '../http/handler.js';
+import { sessionUiLaunchPath } from '../http/session-proxy.js';
+import { sessionForUi } from '../services/interactive-session-ui.js';
+import { abortSession } from '../services/interactive-session-abort.js';
+import { createSession } from '../services/interactive-session-create.js';
+import { resumeSession } from '../services/interactive-session-resume.js';
+import { getSession, listSessions } from '../services/interactive-sessions.js';
+
+/** How long a launch link works: it is opened at once, and taken once for a cookie that lasts longer. */
+const LAUNCH_TTL_SECONDS = 60;
+
+/** Interactive sessions (wire-api §2.11); a change wakes the scheduler, whose runner starts and stops them. */
+export const sessionHandlers: Handlers = {
+  sessionCreate: async (req, { db, config, scheduler }) => {
+    const session = await createSession(db, config, req.ctx, req.body);
+    scheduler?.wake();
+    return session;
+  },
+  sessionList: async (req, { db }) => listSessions(db, req.ctx, req.query),
+  sessionGet: async (req, { db }) => getSession(db, req.ctx, req.params.id),
+  sessionResume: async (req, { db, config, scheduler }) => {
+    const session = await resumeSession(db, config, req.ctx, req.params.id, req.body);
+    scheduler?.wake();
+    return session;
+  },
+  sessionAbort: async (req, { db, scheduler }) => {
+    await abortSession(db, req.ctx, req.params.id, req.body);
+    scheduler?.wake();
+  },
+  sessionUiLink: async (req, { db, sessionUi }) => {
+    const { id } = await sessionForUi(db, req.ctx, req.params.id);
+    const token = sessionUi.issue('launch', id, req.ctx.user.id, LAUNCH_TTL_SECONDS);
+    return { _id: id, url: sessionUiLaunchPath(id, token), expiresAt: new Date(Date.now() + LAUNCH_TTL_SECONDS * 1000).toISOString() };
+  },
+};

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createExecutors } from '../../src/executors/registry.js';
+import { SessionRunner, sessionDirsOf } from '../../src/scheduler/session-runner.js';
+import { createBlobStore } from '../../src/storage/registry.js';
+import { waitFor } from '../scheduler/helpers.js';
+import { execute, openChannels } from '../sessions-runtime/kernel.js';
+import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
+import { call } from '../wire.js';
+import { JUPYTER_INSTALLED, sessionWorld, shutdownIn, type SessionWorld } from './world.js';
+
+/**
+ * Interactive sessions that really run: real Jupyter (Debian's jupyter-notebook) through the
+ * local executor in the task sandbox, started by the session runner, reached through the
+ * platform's proxy with a launch link, paused with its home saved to the store, resumed with it
+ * restored, and stopped by the reaper at its cost limit or auto-shutdown date.
+ */
+
+describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter is not installed', timeout: 900_000 }, () => {
+  let w: SessionWorld;
+  let runner: SessionRunner;
+  let url: string;
+
+  before(async () => {
+    w = await sessionWorld({ RUNYARD_ABORT_GRACE_MS: '3000' });
+    // The proxy is reached over real HTTP and WebSocket.
+    url = await w.s.app.listen({ host: '127.0.0.1', port: 0 });
+    runner = new SessionRunner({
+      db: w.s.store.db,
+      config: w.s.config,
+      blobs: createBlobStore(w.s.config),
+      executor: createExecutors(w.s.config).local!,
+      pollMs: 100,
+    });
+    runner.start();
+  });
+  after(async () => {
+    // Sessions still running are stopped, as a pause without saving would.
+    for (const row of await w.s.store.db
+      .selectFrom('interactive_sessions')
+      .select('id')
+      .where('status', 'in', ['initializing', 'setup', 'ready'])
+      .execute()) {
+      await w.abort(row.id, { uploadOnClose: false, forceAbort: true });
+    }
+    await waitFor(
+      'every session to stop',
+      async () =>
+        (
+          await w.s.store.db
+            .selectFrom('interactive_sessions')
+            .select('id')
+            .where('status', 'in', ['initializing', 'setup', 'ready', 'aborting'])
+            .execute()
+        ).length === 0,
+      60_000,
+    );
+    await runner.stop();
+    await w.close();
+  });
+
+  const jupyter = (conf: Record<string, unknown> = {}) =>
+    w.session({ backend: 'regular', name: `nb-${randomUUID().slice(0, 8)}`, ...conf });
+  const until = (id: string, statuses: string[]) =>
+    waitFor(
+      `session ${id} to be ${statuses.join(' or ')}`,
+      async () => {
+        const r = await w.getSession(id);
+        assert.equal(r.statusCode, 200, r.body);
+        const doc = r.json();
+        if (!statuses.includes(doc.status) && ['aborted', 'terminated'].includes(doc.status))
+          assert.fail(`session ${id} is ${doc.status}: ${doc.statusMessage ?? ''}`);
+        return statuses.includes(doc.status) ? doc : undefined;
+      },
+      240_000,
+    );
+  /** Opens the session's UI as a person would: a launch link, exchanged for the proxy's cookie. */
+  const open = async (id: string) => {
+    const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, w.s.admin.apikey);
+    assert.equal(link.statusCode, 200, link.body);
+    const launchPath: string = link.json().url;
+    assert.match(launchPath, new RegExp(`^/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
+    const launched = await request(`${url}${launchPath}`);
+    assert.equal(launched.status, 200, launched.body);
+    return { cookie: cookieOf(launched), base: `/api/runyard/interactive-sessions/${id}/ui/` };
+  };
+  /** Runs code in a new kernel of the session, through the proxy. */
+  const runCell = async (id: string, code: string) => {
+    const { cookie, base } = await open(id);
+    const headers = { cookie, origin: url };
+    const created = await request(`${url}${base}api/kernels`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'python3' }),
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    assert.equal(created.status, 201, created.body);
+    const kernel = JSON.parse(created.body) as { id: string };
+    const ws = await openChannels(
+      `${url.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
+      headers,
+    );
+    try {
+      return await execute(ws, code, 180_000);
+    } finally {
+      ws.close();
+    }
+  };
+
+  it('a Jupyter session reaches ready; its notebook runs a cell through the proxy; pause saves the home and resume restores it', async () => {
+    const created = await jupyter();
+    assert.equal(created.status, 'scheduled');
+    const ready = await until(created._id, ['ready']);
+    assert.equal(ready.status, 'ready');
+    const tree = await open(created._id);
+    const page = await request(`${url}${tree.base}tree`, { headers: { cookie: tree.cookie } });
+    assert.equal(page.status, 200);
+    assert.match(page.body, /Jupyter/);
+
+    const wrote = await runCell(created._id, "open('notes.txt', 'w').write('kept across a pause\\n')\nprint('wrote')");
+    assert.equal(wrote.status, 'ok', wrote.stdout);
+    const home = sessionDirsOf(w.s.config, created._id).home;
+    assert.equal(readFileSync(path.join(home, 'notes.txt'), 'utf8'), 'kept across a pause\n');
+
+    const paused = await w.abort(created._id, { uploadOnClose: true, forceAbort: false });
+    assert.equal(paused.statusCode, 204, paused.body);
+    const aborted = await until(created._id, ['aborted']);
+    const row = await w.row(created._id);
+    assert.ok(row.last_saved_at, 'the home was saved');
+    assert.equal(row.stop_reason, 'user');
+    assert.ok(aborted.totalRunningTimeInSeconds > 0);
+    // Saved in the workspace's store, and the working copy gone with the run.
+    const blobs = createBlobStore(w.s.config);
+    const saved = await blobs.stat(row.home_bucket, `${row.home_prefix}/notes.txt`);
+    assert.ok(saved, 'notes.txt is in the store');
+    assert.equal(existsSync(home), false);
+    // The UI is gone with it.
+    const link = await call(
+      w.s,
+      'POST',
+      `/api/runyard/interactive-sessions/${created._id}/ui-link?teamId=${w.ws}`,
+      undefined,
+      w.s.admin.apikey,
+    );
+    assert.equal(link.statusCode, 409, link.body);
+
+    const resumed = await w.resume(created._id);
+    assert.equal(resumed.statusCode, 200, resumed.body);
+    await until(created._id, ['ready']);
+    const read = await runCell(created._id, "print(open('notes.txt').read(), end='')");
+    assert.equal(read.status, 'ok', read.stdout);
+    assert.equal(read.stdout, 'kept across a pause\n');
+  });
+
+  it('a forced pause stops at once without saving', async () => {
+    const created = await jupyter();
+    await until(created._id, ['ready']);
+    assert.equal((await runCell(created._id, "open('lost.txt', 'w').write('x')")).status, 'ok');
+    assert.equal((await w.abort(created._id, { uploadOnClose: true, forceAbort: true })).statusCode, 204);
+    await until(created._id, ['aborted']);
+    const row = await w.row(created._id);
+    assert.equal(row.last_saved_at, null);
+    assert.equal(await createBlobStore(w.s.config).stat(row.home_bucket, `${row.home_prefix}/lost.txt`), null);
+  });
+
+  it('the reaper stops a session at its cost limit, saving its home first, and says why', async () => {
+    const created = await jupyter({ execution: { computeCostLimit: 0, autoShutdownAtDate: shutdownIn(12) } });
+    const stopped = await until(created._id, ['aborted']);
+    const row = await w.row(created._id);
+    assert.equal(row.stop_reason, 'costLimit');
+    assert.match(stopped.statusMessage, /reached its cost limit of \$0\.00; its home was saved/);
+    assert.ok(row.last_saved_at);
+  });
+
+  it('the reaper stops a session at its auto-shutdown date', async () => {
+    const created = await jupyter({ execution: { computeCostLimit: -1, autoShutdownAtDate: new Date(Date.now() + 4000).toISOString() } });
+    const stopped = await until(created._id, ['aborted']);
+    const row = await w.row(created._id);
+    assert.equal(row.stop_reason, 'autoShutdown');
+    assert.match(stopped.statusMessage, /auto-shutdown date/);
+  });
+
+  it('another workspace gets 404 for the link and the proxy; a session whose server dies is aborted with why', async () => {
+    const created = await jupyter();
+    await until(created._id, ['ready']);
+    const other = await w.s.newTenant(`other${randomUUID().slice(0, 6)}`);
+    const foreign = await call(
+      w.s,
+      'POST',
+      `/api/runyard/interactive-sessions/${created._id}/ui-link?teamId=${other.workspaceId}`,
+      undefined,
+      other.apikey,
+    );
+    assert.equal(foreign.statusCode, 404, foreign.body);
+    const bare = await request(`${url}/api/runyard/interactive-sessions/${created._id}/ui/tree`);
+    assert.equal(bare.status, 404);
+
+    const row = await w.row(created._id);
+    const { pid } = JSON.parse(row.external_id) as { pid: number };
+    process.kill(-pid, 'SIGKILL');
+    const stopped = await until(created._id, ['aborted']);
+    assert.equal((await w.row(created._id)).stop_reason, 'error');
+    assert.match(stopped.statusMessage, /^The session's server stopped: /);
+  });
+});
