@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createExecutors } from '../../src/executors/registry.js';
-import { SessionRunner, sessionDirsOf } from '../../src/scheduler/session-runner.js';
+import { sessionDirsOf } from '../../src/scheduler/session-runner.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { execute, openChannels } from '../sessions-runtime/kernel.js';
 import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
 import { call } from '../wire.js';
-import { JUPYTER_INSTALLED, sessionWorld, shutdownIn, type SessionWorld } from './world.js';
+import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
+import { JUPYTER_INSTALLED, shutdownIn } from './world.js';
 
 /**
  * Interactive sessions that really run: real Jupyter (Debian's jupyter-notebook) through the
@@ -20,47 +20,14 @@ import { JUPYTER_INSTALLED, sessionWorld, shutdownIn, type SessionWorld } from '
  */
 
 describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter is not installed', timeout: 900_000 }, () => {
-  let w: SessionWorld;
-  let runner: SessionRunner;
+  let w: RunningSessionWorld;
   let url: string;
 
   before(async () => {
-    w = await sessionWorld({ RUNYARD_ABORT_GRACE_MS: '3000' });
-    // The proxy is reached over real HTTP and WebSocket.
-    url = await w.s.app.listen({ host: '127.0.0.1', port: 0 });
-    runner = new SessionRunner({
-      db: w.s.store.db,
-      config: w.s.config,
-      blobs: createBlobStore(w.s.config),
-      executor: createExecutors(w.s.config).local!,
-      pollMs: 100,
-    });
-    runner.start();
+    w = await runningSessionWorld();
+    url = w.url;
   });
-  after(async () => {
-    // Sessions still running are stopped, as a pause without saving would.
-    for (const row of await w.s.store.db
-      .selectFrom('interactive_sessions')
-      .select('id')
-      .where('status', 'in', ['initializing', 'setup', 'ready'])
-      .execute()) {
-      await w.abort(row.id, { uploadOnClose: false, forceAbort: true });
-    }
-    await waitFor(
-      'every session to stop',
-      async () =>
-        (
-          await w.s.store.db
-            .selectFrom('interactive_sessions')
-            .select('id')
-            .where('status', 'in', ['initializing', 'setup', 'ready', 'aborting'])
-            .execute()
-        ).length === 0,
-      60_000,
-    );
-    await runner.stop();
-    await w.close();
-  });
+  after(() => w.close());
 
   const jupyter = (conf: Record<string, unknown> = {}) =>
     w.session({ backend: 'regular', name: `nb-${randomUUID().slice(0, 8)}`, ...conf });
