@@ -39,12 +39,16 @@ describe('runyard job run --wdl-mainfile', { timeout: 600_000 }, () => {
 
   it('starts the stopped engine server, runs the workflow to completion and leaves its File outputs in the results', async () => {
     assert.equal((await client.getCromwellStatus(ws)).status, 'Stopped');
-    const r = await runCli([
-      ...['job', 'run', '--project-name', 'demo', '--workflow-name', 'hello-wdl', '--wdl-mainfile', 'hello.wdl'],
-      ...['-p', 'hello.name="Ada"', '-p', 'hello.times=2', '--job-name', 'wdl-run'],
-      ...['--wait-completion', '--request-interval', '0.5', '--wait-time', '300'],
-      ...conn,
-    ]);
+    const r = await runCli(
+      [
+        ...['job', 'run', '--project-name', 'demo', '--workflow-name', 'hello-wdl', '--wdl-mainfile', 'hello.wdl'],
+        ...['-p', 'hello.name="Ada"', '-p', 'hello.times=2', '--job-name', 'wdl-run'],
+        ...['--wait-completion', '--request-interval', '0.5', '--wait-time', '300'],
+        ...conn,
+        // toil-wdl-runner takes tens of seconds on a busy machine: the CLI waits up to --wait-time, so does the test.
+      ],
+      { timeoutMs: 330_000 },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^Starting the workspace's WDL engine server\.\n/);
     const id = r.stdout.trim();
