@@ -6,6 +6,7 @@ import { configureNoun } from './commands/configure/index.js';
 import { cromwellNoun } from './commands/cromwell/index.js';
 import { datasetsNoun } from './commands/datasets/index.js';
 import { helpCommand } from './commands/help.js';
+import { interactiveSessionNoun } from './commands/interactive-session/index.js';
 import { jobNoun } from './commands/job/index.js';
 import { projectNoun } from './commands/project/index.js';
 import { queueNoun } from './commands/queue/index.js';
@@ -51,6 +52,7 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(jobNoun(ctx))
     .addCommand(bashNoun(ctx))
     .addCommand(cromwellNoun(ctx))
+    .addCommand(interactiveSessionNoun(ctx))
     .addCommand(queueNoun(ctx))
     .addCommand(instanceTypesNoun(ctx))
     .addCommand(datasetsNoun(ctx))

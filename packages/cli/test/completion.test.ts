@@ -74,6 +74,13 @@ describe('runyard completion', () => {
       assert.deepEqual(complete(['runyard', 'job', 'status', '--job-']), ['--job-id']);
       assert.deepEqual(complete(['runyard', 'job', 'run', '--execution-platform', '']), ['aws', 'azure', 'hpc']);
       assert.deepEqual(complete(['runyard', 'completion', 'x', '--no-c']), ['--no-color']);
+      assert.deepEqual(complete(['runyard', 'interactive-session', '']), ['list', 'create', 'status', 'pause', 'resume', 'open', 'help']);
+      assert.deepEqual(complete(['runyard', 'interactive-session', 'create', '--session-type', '']), [
+        'jupyter',
+        'vscode',
+        'spark',
+        'rstudio',
+      ]);
     });
   });
 

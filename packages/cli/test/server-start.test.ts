@@ -6,23 +6,7 @@ import { describe, it } from 'node:test';
 import { freshDatabaseUrl, usingPostgres } from '../../../test/support/database.js';
 import { connectionArgs } from './support/connection-args.js';
 import { runCli, spawnCli, tempDir } from './support/run-cli.js';
-
-/** Resolves with the first match of `pattern` in the child's stdout, or rejects after timeoutMs. */
-function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms; output so far:\n${seen}`)), timeoutMs);
-    child.stdout!.on('data', (c: Buffer) => {
-      seen += c.toString();
-      const m = seen.match(pattern);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}; output:\n${seen}`)));
-  });
-}
+import { waitForOutput } from './support/child-output.js';
 
 function waitForExit(child: ChildProcess, timeoutMs: number): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);

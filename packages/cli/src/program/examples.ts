@@ -10,6 +10,7 @@ const WS = '6630f0aa11223344556677ff';
 const USER = '6630f0bb99887766554433ee';
 const KEY = '6630f0cc0011223344556677';
 const HPC = '6630f0dd5566778899aabbcc';
+const SESSION = '6630f0ee0123456789abcdef';
 
 const ex = (what: string, run: string): Example => ({ what, run: `runyard ${run}` });
 /** A shell line that is not a runyard command line. */
@@ -138,6 +139,43 @@ export const EXAMPLES: Record<string, Example[]> = {
   ],
   'cromwell restart': [ex('check its engine anew and wait until it runs', 'cromwell restart')],
   'cromwell stop': [ex('stop it: running WDL jobs finish, new ones are refused', 'cromwell stop')],
+  'interactive-session': [
+    ex(
+      'start a Jupyter session, wait until it runs, and open it in the browser',
+      'interactive-session create --name nb --session-type jupyter --watch',
+    ),
+    ex('', `interactive-session open ${SESSION} --web`),
+  ],
+  'interactive-session list': [
+    ex('the 10 newest sessions', 'interactive-session list'),
+    ex('your running sessions, as JSON', 'interactive-session list --filter-status running --filter-only-mine --output-format json'),
+  ],
+  'interactive-session create': [
+    ex(
+      'a Jupyter session of project "demo"; its id is printed',
+      'interactive-session create --project-name demo --name nb --session-type jupyter',
+    ),
+    ex(
+      'shared with the workspace, stopped after 8 hours or $5, waiting until it runs',
+      'interactive-session create --name nb --session-type jupyter --shared --shutdown-in 8h --cost-limit 5 --watch',
+    ),
+  ],
+  'interactive-session status': [
+    ex('its status and configuration', `interactive-session status ${SESSION}`),
+    ex('wait until it runs, checking every 2 seconds', `interactive-session status ${SESSION} --watch --watch-interval 2`),
+  ],
+  'interactive-session pause': [
+    ex('save its home and pause it, without asking', `interactive-session pause ${SESSION} -y --wait`),
+    ex('stop it at once, saving nothing', `interactive-session pause ${SESSION} --force`),
+  ],
+  'interactive-session resume': [
+    ex('resume it from its saved home and wait until it runs', `interactive-session resume ${SESSION} --watch`),
+    ex('on a larger instance, for 2 more days', `interactive-session resume ${SESSION} --instance c5.2xlarge --shutdown-in 2d`),
+  ],
+  'interactive-session open': [
+    ex('print the URL of its web UI (it works once, within a minute)', `interactive-session open ${SESSION}`),
+    ex('open it in the browser', `interactive-session open ${SESSION} --web`),
+  ],
   queue: [ex('the job queues of the workspace', 'queue list')],
   'queue list': [ex('the job queues of the workspace', 'queue list')],
   'instance-types': [ex('the instance types jobs may ask for, with their price', 'instance-types list')],

@@ -5,6 +5,7 @@ import { CliError } from '../../errors/cli-error.js';
 import { loadSdk } from '../../sdk.js';
 import { followLog } from './follow-log.js';
 import type { WaitFlags } from './job-options.js';
+import { duration } from '../../output/duration.js';
 
 /** The job's page in the web application, as cloudos-cli prints it. */
 export function jobUrl(platformUrl: string, jobId: string): string {
@@ -15,17 +16,6 @@ export function jobUrl(platformUrl: string, jobId: string): string {
 export function reportLaunched(ctx: CliContext, conn: Connection, jobId: string, what: string): void {
   ctx.stdout.write(`${jobId}\n`);
   ctx.stderr.write(`${what}: ${jobUrl(conn.platformUrl, jobId)}\n`);
-}
-
-/** 75 -> "1m 15s". */
-export function duration(seconds: number): string {
-  const total = Math.max(0, Math.round(seconds));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  if (h) return `${h}h ${m}m ${s}s`;
-  if (m) return `${m}m ${s}s`;
-  return `${s}s`;
 }
 
 const CLEAR_LINE = '\r\x1b[2K';
