@@ -10,6 +10,7 @@ import type {
   Project,
   SessionCreateBody,
   SessionResumeBody,
+  SessionMount,
   SessionUiLink,
   UserMe,
   Workflow,
@@ -17,6 +18,7 @@ import type {
 import { AdminClient } from './admin.js';
 import * as cromwell from './cromwell.js';
 import * as sessions from './interactive-sessions.js';
+import * as links from './session-links.js';
 import { RunyardValueError } from './errors.js';
 import * as projects from './projects.js';
 import { Transport, type RawResponse, type RequestOptions, type Verify } from './transport.js';
@@ -332,6 +334,46 @@ export class RunyardClient {
   /** A link (a path on the platform, with a one-minute launch token) that opens a ready session's web UI. */
   getInteractiveSessionUiLink(sessionId: string, teamId: string): Promise<SessionUiLink> {
     return sessions.getInteractiveSessionUiLink(this.transport, sessionId, teamId);
+  }
+
+  /** mount_fuse_filesystem_v2: `{dataItems}` (folders and files) linked into the session; 204 once recorded (poll the mounts). */
+  mountFuseFilesystemV2(sessionId: string, teamId: string, payload: links.MountPayload): Promise<number> {
+    return links.mountFuseFilesystemV2(this.transport, sessionId, teamId, payload);
+  }
+
+  /** get_fuse_filesystems_status: every mount of the session (all pages), each with mountName, mountPoint, status and errorMessage. */
+  getFuseFilesystemsStatus(sessionId: string, teamId: string): Promise<SessionMount[]> {
+    return links.getFuseFilesystemsStatus(this.transport, sessionId, teamId);
+  }
+
+  /** wait_for_mount_completion: the mount once `mounted` or `failed`; a RunyardValueError when not found or out of time (timeout 360 s, checks every 2 s). */
+  waitForMountCompletion(sessionId: string, teamId: string, mountName: string, options?: links.WaitForMountOptions): Promise<SessionMount> {
+    return links.waitForMountCompletion(this.transport, sessionId, teamId, mountName, options);
+  }
+
+  /** link_folder: a storage URL or File Explorer path (files too) linked into the session, v2 first, v1 when v2 is unavailable; true once mounted. */
+  linkFolder(folder: string, sessionId: string, teamId: string, options?: links.LinkOptions): Promise<boolean> {
+    return links.linkFolder(this.transport, folder, sessionId, teamId, options);
+  }
+
+  /** link_folders_batch: several in one v2 request (one v1 request each when v2 is unavailable); true when every one is mounted. */
+  linkFoldersBatch(folders: readonly string[], sessionId: string, teamId: string, options?: links.LinkOptions): Promise<boolean> {
+    return links.linkFoldersBatch(this.transport, folders, sessionId, teamId, options);
+  }
+
+  /** link_job_results: the job's results directory (as getJobResults finds it) linked into the session. */
+  linkJobResults(jobId: string, workspaceId: string, sessionId: string, options?: links.JobLinkOptions): Promise<links.JobLinkResult> {
+    return links.linkJobFolder(this.transport, 'results', jobId, workspaceId, sessionId, options);
+  }
+
+  /** link_job_workdir: the job's working directory (as getJobWorkdir finds it) linked into the session. */
+  linkJobWorkdir(jobId: string, workspaceId: string, sessionId: string, options?: links.JobLinkOptions): Promise<links.JobLinkResult> {
+    return links.linkJobFolder(this.transport, 'workdir', jobId, workspaceId, sessionId, options);
+  }
+
+  /** link_job_logs: the folder of the job's log files linked into the session. */
+  linkJobLogs(jobId: string, workspaceId: string, sessionId: string, options?: links.JobLinkOptions): Promise<links.JobLinkResult> {
+    return links.linkJobFolder(this.transport, 'logs', jobId, workspaceId, sessionId, options);
   }
 
   fetchJobQueueId(workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {

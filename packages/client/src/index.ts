@@ -124,4 +124,12 @@ export { StreamUploader, type UploaderOptions } from './datasets/upload.js';
 export type { JobCostsOptions } from './jobs-api/costs.js';
 export type { DockerRegistryAccount } from './users.js';
 export { type WaitForEngineOptions } from './cromwell.js';
+export {
+  parseStoragePath,
+  type JobLinkOptions,
+  type JobLinkResult,
+  type LinkOptions,
+  type MountPayload,
+  type WaitForMountOptions,
+} from './session-links.js';
 export { SESSION_STATUS_NAMES, wireSessionStatuses, type SessionListOptions, type SessionListResult } from './interactive-sessions.js';

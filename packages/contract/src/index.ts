@@ -15,3 +15,4 @@ export * from './schemas/folder.js';
 export * from './schemas/costs.js';
 export * from './schemas/cromwell.js';
 export * from './schemas/interactive-sessions.js';
+export * from './schemas/session-mounts.js';

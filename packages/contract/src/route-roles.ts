@@ -60,6 +60,7 @@ export const ROUTE_ROLES = {
   // A private session is shown to its owner and the workspace's admins only (checked in the services).
   sessionList: 'viewer',
   sessionGet: 'viewer',
+  sessionMounts: 'viewer',
 
   projectCreate: 'member',
   workflowImport: 'member',
@@ -89,6 +90,9 @@ export const ROUTE_ROLES = {
   sessionAbort: 'member',
   // Opening a session's UI runs code in it: a member who sees the session (checked per session, and on every proxied request).
   sessionUiLink: 'member',
+  // Linking data into a session changes what runs there: own sessions only, unless admin (checked per session).
+  sessionMount: 'member',
+  sessionMountV1: 'member',
 
   // Hiding a workflow hides it from every member's job submission: a workspace decision.
   workflowArchive: 'admin',

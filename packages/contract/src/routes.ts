@@ -6,6 +6,7 @@ import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
 import * as hpc from './schemas/hpc.js';
 import * as session from './schemas/interactive-sessions.js';
+import * as mounts from './schemas/session-mounts.js';
 import * as job from './schemas/job.js';
 import * as project from './schemas/project.js';
 import * as user from './schemas/user.js';
@@ -914,6 +915,43 @@ export const ROUTES = {
     params: session.SessionIdParams,
     querystring: TeamIdQuery,
     response: session.SessionUiLink,
+  }),
+  sessionMount: route({
+    method: 'POST',
+    path: '/api/v2/interactive-sessions/:id/fuse-filesystem/mount',
+    summary:
+      "Link folders and files into an interactive session (under its mounts/<name>), several at once; 204, then poll the session's fuse-filesystems",
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 204,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    body: mounts.SessionMountBody,
+  }),
+  sessionMountV1: route({
+    method: 'POST',
+    path: '/api/v1/interactive-sessions/:id/fuse-filesystem/mount',
+    summary: 'Link one folder into an interactive session (the older single form); 204',
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 204,
+    params: session.SessionIdParams,
+    querystring: TeamIdQuery,
+    body: mounts.SessionMountV1Body,
+  }),
+  sessionMounts: route({
+    method: 'GET',
+    path: '/api/v1/interactive-sessions/:id/fuse-filesystems',
+    summary: "The folders and files linked into an interactive session, with each one's status (mounting, mounted, failed, unmounted)",
+    auth: 'apikey',
+    workspace: true,
+    own: false,
+    status: 200,
+    params: session.SessionIdParams,
+    querystring: mounts.SessionMountsQuery,
+    response: mounts.SessionMountsReply,
   }),
 } satisfies Record<string, RouteSpec>;
 

@@ -9,3 +9,6 @@ export { createWorkspace, setMembership } from './services/workspaces.js';
 export { createApiKey } from './services/api-keys.js';
 export { Scheduler, type SchedulerOptions } from './scheduler/scheduler.js';
 export { VERSION } from './version.js';
+export { SessionRunner, type SessionRunnerOptions } from './scheduler/session-runner.js';
+export { createExecutors } from './executors/registry.js';
+export { createBlobStore } from './storage/registry.js';

@@ -30,9 +30,15 @@ function body(code: ErrorCode, message: string, status: number = ERROR_CODES[cod
   return { statusCode: status, code, message, time: isoNow() };
 }
 
-/** The wire body of a path no route serves (also what a hidden resource answers, so that it looks the same). */
+/**
+ * The wire body of a path no route serves (also what a hidden resource answers, so that it looks
+ * the same). Its message never says "session": the public client takes a 404 of the v2 mount
+ * whose message does for an unknown session, and one that does not for a server without the v2
+ * route (wire-api §2.12), so a path that names sessions is not repeated.
+ */
 export function routeNotFoundBody(method: string, url: string): ErrorBody {
-  return body('ROUTE_NOT_FOUND', `No route ${method} ${quoted(url.split('?')[0])}.`);
+  const path = url.split('?')[0];
+  return body('ROUTE_NOT_FOUND', /session/i.test(path) ? `No route ${method} for this path.` : `No route ${method} ${quoted(path)}.`);
 }
 
 /** A wire error body, for replies written outside Fastify (an upgraded socket). */

@@ -3,6 +3,7 @@ import { sessionUiLaunchPath } from '../http/session-proxy.js';
 import { sessionForUi } from '../services/interactive-session-ui.js';
 import { abortSession } from '../services/interactive-session-abort.js';
 import { createSession } from '../services/interactive-session-create.js';
+import { listMounts, mountItems } from '../services/interactive-session-mounts.js';
 import { resumeSession } from '../services/interactive-session-resume.js';
 import { getSession, listSessions } from '../services/interactive-sessions.js';
 
@@ -27,6 +28,16 @@ export const sessionHandlers: Handlers = {
     await abortSession(db, req.ctx, req.params.id, req.body);
     scheduler?.wake();
   },
+  // Recorded here, applied by the session's runner (woken) once the session runs.
+  sessionMount: async (req, { db, scheduler }) => {
+    await mountItems(db, req.ctx, req.params.id, req.body.dataItems, 'v2');
+    scheduler?.wake();
+  },
+  sessionMountV1: async (req, { db, scheduler }) => {
+    await mountItems(db, req.ctx, req.params.id, [req.body.dataItem], 'v1');
+    scheduler?.wake();
+  },
+  sessionMounts: async (req, { db, config }) => listMounts(db, config, req.ctx, req.params.id, req.query),
   sessionUiLink: async (req, { db, sessionUi }) => {
     const { id } = await sessionForUi(db, req.ctx, req.params.id);
     const token = sessionUi.issue('launch', id, req.ctx.user.id, LAUNCH_TTL_SECONDS);

@@ -20,6 +20,8 @@ import type { Database } from '../store/schema.js';
 import { seal, unseal } from '../store/secret-box.js';
 import { SILENT_LOG, type SchedulerLog } from './context.js';
 import { restoreHome, saveHome } from './session-home.js';
+import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
+import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
 import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
 
 /** How long a runner's hold on a session lasts without renewal: another runner adopts the session after it. */
@@ -28,25 +30,24 @@ const LEASE_MS = 60_000;
 const READY_TIMEOUT_MS = 180_000;
 
 /**
- * The longest runtime directory Jupyter's kernels can use: their ipc sockets are
- * `<runtime>/kernel-<uuid>-ipc-<n>`, and a unix socket's path holds 107 bytes.
- */
-const MAX_RUNTIME_DIR = 107 - '/kernel-00000000-0000-0000-0000-000000000000-ipc-5'.length;
-
-/**
  * The directories of a session on the server's machine: `<dataDir>/sessions/<id>/` (home, mounts,
- * log, the executor's control files) and, short for the sockets in it, `<dataDir>/sr/<id>` (its
- * runtime files: its socket, its kernels' sockets and connection files).
+ * log, the executor's control files) and its runtime files (its socket, its kernels' sockets and
+ * connection files) in a directory short enough for unix sockets (session-socket-dir.ts).
  */
-export function sessionDirsOf(config: Pick<Config, 'dataDir'>, sessionId: string): SessionDirs & { root: string; control: string } {
+export function sessionDirsOf(
+  config: Pick<Config, 'dataDir'>,
+  sessionId: string,
+): SessionDirs & { root: string; control: string; mountStaging: string } {
   const root = path.join(config.dataDir, 'sessions', sessionId);
   return {
     root,
     home: path.join(root, 'home'),
-    runtime: path.join(config.dataDir, 'sr', sessionId),
+    runtime: sessionRuntimeDir(config.dataDir, sessionId),
     mounts: path.join(root, 'mounts'),
     logFile: path.join(root, 'session.log'),
     control: path.join(root, 'control'),
+    // Where mounts are made before they are renamed into mounts/: out of the session's reach.
+    mountStaging: path.join(root, 'mount-staging'),
   };
 }
 
@@ -73,6 +74,8 @@ export class SessionRunner {
   private readonly pollMs: number;
   /** Sessions this runner is starting or stopping now, by id. */
   private readonly busy = new Map<string, Promise<void>>();
+  /** Ready sessions whose pending mounts this runner is applying now, by id (session-mounts.ts). */
+  private readonly mounting = new Map<string, { done: Promise<void>; stop: AbortController }>();
   private timer: NodeJS.Timeout | undefined;
   private pass: Promise<void> | undefined;
   private again = false;
@@ -109,7 +112,7 @@ export class SessionRunner {
     clearTimeout(this.timer);
     this.abort.abort();
     await this.pass;
-    await Promise.allSettled([...this.busy.values()]);
+    await Promise.allSettled([...this.busy.values(), ...[...this.mounting.values()].map((m) => m.done)]);
   }
 
   private async runPasses(): Promise<void> {
@@ -131,6 +134,13 @@ export class SessionRunner {
       .selectAll()
       .where('status', 'in', ['scheduled', 'initializing', 'setup', 'ready', 'aborting'])
       .execute();
+    const toMount = new Set(
+      rows.length
+        ? (await this.o.db.selectFrom('session_mounts').select('session_id').distinct().where('status', '=', 'mounting').execute()).map(
+            (r) => r.session_id,
+          )
+        : [],
+    );
     for (const row of rows) {
       if (this.stopped) return;
       if (this.busy.has(row.id)) continue;
@@ -138,8 +148,41 @@ export class SessionRunner {
       const orphan = row.status !== 'scheduled' && !mine && (!row.lease_expires_at || row.lease_expires_at < nowIso);
       if (row.status === 'scheduled') this.track(row.id, () => this.startRun(row));
       else if (row.status === 'aborting' && (mine || orphan)) this.track(row.id, () => this.stopRun(row));
-      else if (mine || orphan) await this.watch(row, now, orphan);
+      else if (mine || orphan) {
+        await this.watch(row, now, orphan);
+        if (row.status === 'ready' && toMount.has(row.id)) this.mount(row);
+      }
     }
+  }
+
+  /** Applies the pending mounts of a ready session, beside its watch (a copy can take a while). */
+  private mount(row: SessionRow): void {
+    if (this.mounting.has(row.id)) return;
+    const dirs = sessionDirsOf(this.o.config, row.id);
+    const stop = new AbortController();
+    const done = applyPendingMounts({
+      db: this.o.db,
+      config: this.o.config,
+      blobs: this.o.blobs,
+      session: row,
+      mountsDir: dirs.mounts,
+      stagingDir: dirs.mountStaging,
+      signal: AbortSignal.any([stop.signal, this.abort.signal]),
+    })
+      .catch((e: unknown) => this.log.error({ session: row.id, err: (e as Error).message }, 'session mounts failed'))
+      .finally(() => this.mounting.delete(row.id));
+    this.mounting.set(row.id, { done, stop });
+  }
+
+  /** The end of a run: mounts being applied stopped, what is under mounts/ removed, the mounts unmounted until the next run. */
+  private async unmount(id: string): Promise<void> {
+    const work = this.mounting.get(id);
+    work?.stop.abort();
+    await work?.done;
+    const dirs = sessionDirsOf(this.o.config, id);
+    await unmountSession(this.o.db, id, dirs.mounts, dirs.mountStaging).catch((e: unknown) =>
+      this.log.error({ session: id, err: (e as Error).message }, 'session unmount failed'),
+    );
   }
 
   private track(id: string, work: () => Promise<void>): void {
@@ -229,14 +272,12 @@ export class SessionRunner {
     const dirs = sessionDirsOf(this.o.config, row.id);
     let launched: ExternalId | null = null;
     try {
-      if (dirs.runtime.length > MAX_RUNTIME_DIR) {
-        throw new Error(
-          `its runtime directory ${dirs.runtime} is too long for the unix sockets of its kernels (at most ${MAX_RUNTIME_DIR} characters): give the server a shorter RUNYARD_DATA_DIR.`,
-        );
-      }
+      await preparePrivateParent(dirs.runtime);
       await rm(dirs.runtime, { recursive: true, force: true });
       await restoreHome(this.o.blobs, dirs.home, row.home_bucket, row.home_prefix, row.last_saved_at !== null);
-      const made = this.taskOf(row, dirs);
+      // Applied once it is ready (the items of its creation and resumes, and those linked since).
+      await prepareSessionMounts(this.o.db, row);
+      const made = await this.taskOf(row, dirs);
       launched = await this.o.executor.launch(made.task, this.controlOf(row));
       const sealed = seal(this.o.config.secretKeyFile, made.token);
       if (
@@ -259,12 +300,14 @@ export class SessionRunner {
   }
 
   /** The session's server for its backend: Jupyter, or the operator's command. */
-  private taskOf(row: SessionRow, dirs: SessionDirs): JupyterTask {
+  private async taskOf(row: SessionRow, dirs: SessionDirs): Promise<JupyterTask> {
     const input = {
       sessionId: row.id,
       dirs,
       config: this.o.config,
       resources: { cpus: Number(row.cpus), memoryGiB: Number(row.memory_gib) },
+      // On the local store, the workspace's area (read-only), which its mounts link into.
+      readable: await sessionReadable(this.o.config, row.workspace_id),
     };
     if (row.backend === 'regular') return jupyterTask(input);
     const setting = { vscode: 'sessionCommandVscode', rstudio: 'sessionCommandRstudio', spark: 'sessionCommandSpark' }[row.backend] as
@@ -336,6 +379,7 @@ export class SessionRunner {
       }
     }
     await rm(dirs.runtime, { recursive: true, force: true });
+    await this.unmount(row.id);
     if (!keepHome) await rm(dirs.home, { recursive: true, force: true });
     await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, ['aborting'], 'aborted', { ...endRunSet(row, Date.now()), ...set });
   }
@@ -346,6 +390,7 @@ export class SessionRunner {
     const fresh = await this.o.db.selectFrom('interactive_sessions').selectAll().where('id', '=', row.id).executeTakeFirst();
     if (!fresh || fresh.attempt !== row.attempt) return;
     this.log.warn({ session: row.id, message }, 'session stopped');
+    await this.unmount(row.id);
     await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, ['initializing', 'setup', 'ready', 'aborting'], 'aborted', {
       ...endRunSet(fresh, Date.now()),
       stop_reason: 'error',

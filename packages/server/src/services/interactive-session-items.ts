@@ -31,8 +31,15 @@ export interface ResolvedSessionItem {
   account: string | null;
 }
 
+/** A folder whose type cannot be linked (a virtual folder): the mount routes answer it with the reference's own message. */
+export class FolderTypeError extends AppError {
+  constructor(message: string) {
+    super('VALIDATION_FAILED', message);
+  }
+}
+
 /** A mount name: what the session shows under mounts/, so no path separator and nothing hidden. */
-function checkMountName(name: string, where: string): string {
+export function checkMountName(name: string, where: string): string {
   const problem = !/\S/.test(name)
     ? 'is empty'
     : name.length > 200
@@ -71,8 +78,7 @@ function storageFolder(folder: FolderRow | undefined, given: SessionDataItem, wh
   if (!folder || folder.status !== 'ready')
     throw new AppError('FOLDER_NOT_FOUND', `${where}: folder ${quoted(what)} not found in this workspace.`);
   if (!folder.bucket || folder.storage_key === null || folder.item_type === 'VirtualFolder') {
-    throw new AppError(
-      'VALIDATION_FAILED',
+    throw new FolderTypeError(
       `${where}: folder ${quoted(folder.name)} is a ${folder.item_type}; only folders that point into storage (S3Folder, AzureBlobFolder) can be linked.`,
     );
   }
@@ -167,7 +173,12 @@ async function storageItem(db: Kysely<Database>, workspaceId: string, given: Ses
 }
 
 /** One item, by its shape. */
-async function resolveItem(db: Kysely<Database>, workspaceId: string, given: SessionDataItem, where: string): Promise<ResolvedSessionItem> {
+export async function resolveItem(
+  db: Kysely<Database>,
+  workspaceId: string,
+  given: SessionDataItem,
+  where: string,
+): Promise<ResolvedSessionItem> {
   if (given.type === 'S3File' || given.type === 'S3Folder') return storageItem(db, workspaceId, given, where);
   if (given.kind === 'File') return fileItem(db, workspaceId, given, where);
   if (given.kind === 'Folder') return folderById(db, workspaceId, given, where);

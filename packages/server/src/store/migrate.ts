@@ -12,6 +12,7 @@ import * as arrayJobs from './migrations/0010-array-jobs.js';
 import * as dockerRegistries from './migrations/0011-docker-registries.js';
 import * as engineServers from './migrations/0012-engine-servers.js';
 import * as interactiveSessions from './migrations/0013-interactive-sessions.js';
+import * as sessionMounts from './migrations/0014-session-mounts.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-docker-registries': dockerRegistries,
   '0012-engine-servers': engineServers,
   '0013-interactive-sessions': interactiveSessions,
+  '0014-session-mounts': sessionMounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

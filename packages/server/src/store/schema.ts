@@ -328,6 +328,35 @@ export interface InteractiveSessionTable {
   ended_at: string | null;
 }
 
+/** A folder or file linked into an interactive session (migration 0014): one per mount name of the session. */
+export interface SessionMountTable {
+  id: string;
+  session_id: string;
+  workspace_id: string;
+  /** Its name under the session's mounts/ (checked: no separator, nothing hidden). */
+  name: string;
+  /** folder or file. */
+  item_kind: string;
+  /** s3 (given as a storage item: S3Folder, S3File) or file (a File Explorer folder or file, by id). */
+  storage_provider: string;
+  /** The File Explorer folder or file, when it is one. */
+  item_id: string | null;
+  /** Where it is: bucket (or Azure container) and folder prefix (no trailing slash) or object key. */
+  bucket: string;
+  storage_key: string;
+  account: string | null;
+  /** The item as the client gave it (SessionDataItem), JSON. */
+  given_json: string;
+  /** link (the fuse-filesystem/mount routes) or session (given at creation or resume). */
+  source: string;
+  /** mounting, mounted, failed or unmounted (SESSION_MOUNT_STATUSES). */
+  status: string;
+  /** Why it failed, for people. */
+  error_message: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface Database {
   users: UserTable;
   workspaces: WorkspaceTable;
@@ -344,4 +373,5 @@ export interface Database {
   docker_registries: DockerRegistryTable;
   engine_servers: EngineServerTable;
   interactive_sessions: InteractiveSessionTable;
+  session_mounts: SessionMountTable;
 }

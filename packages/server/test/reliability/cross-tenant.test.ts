@@ -138,6 +138,21 @@ describe('T4: cross-tenant matrix over every route', () => {
       sessionResume: { method: 'PUT', url: `/api/v1/interactive-sessions/${v.session}/resume?${T}`, body: {}, expect: 404 },
       sessionAbort: { method: 'PUT', url: `/api/v1/interactive-sessions/${v.session}/abort?${T}`, body: {}, expect: 404 },
       sessionUiLink: { method: 'POST', url: `/api/runyard/interactive-sessions/${v.session}/ui-link?${T}`, expect: 404 },
+      sessionMount: {
+        method: 'POST',
+        url: `/api/v2/interactive-sessions/${v.session}/fuse-filesystem/mount?${T}`,
+        body: {
+          dataItems: [{ type: 'S3Folder', data: { name: 'x', s3BucketName: `runyard-${m.workspaceId}`, s3Prefix: `${m.workspaceId}/x/` } }],
+        },
+        expect: 404,
+      },
+      sessionMountV1: {
+        method: 'POST',
+        url: `/api/v1/interactive-sessions/${v.session}/fuse-filesystem/mount?${T}`,
+        body: { dataItem: { kind: 'Folder', item: v.folder, name: 'x' } },
+        expect: 404,
+      },
+      sessionMounts: { method: 'GET', url: `/api/v1/interactive-sessions/${v.session}/fuse-filesystems?${T}`, expect: 404 },
       cromwellSwitch: { method: 'PUT', url: `/api/v1/cromwell/stop?${T}`, expect: 'own' },
       engineTokenShow: { method: 'GET', url: `/api/runyard/engine-token?${T}`, expect: 'own' },
       engineTokenRotate: { method: 'POST', url: `/api/runyard/engine-token/rotate?${T}`, expect: 'own' },

@@ -206,6 +206,10 @@ describe('T14: roles matrix over every route', () => {
       cloudAzure: { role: 'viewer', probe: get(`/api/v1/cloud/azure?${T()}`) },
       cromwellStatus: { role: 'viewer', probe: get(`/api/v1/cromwell?${T()}`) },
       sessionList: { role: 'viewer', probe: get(`/api/v3/interactive-sessions?${T()}`) },
+      sessionMounts: {
+        role: 'viewer',
+        probe: async (a) => ({ method: 'GET', url: `/api/v1/interactive-sessions/${await sessionOf(a)}/fuse-filesystems?${T()}` }),
+      },
       sessionGet: {
         role: 'viewer',
         probe: async (a) => ({ method: 'GET', url: `/api/v2/interactive-sessions/${await sessionOf(a)}?${T()}` }),
@@ -360,6 +364,22 @@ describe('T14: roles matrix over every route', () => {
       sessionUiLink: {
         role: 'member',
         probe: async (a) => ({ method: 'POST', url: `/api/runyard/interactive-sessions/${await sessionOf(a, 'ready')}/ui-link?${T()}` }),
+      },
+      sessionMount: {
+        role: 'member',
+        probe: async (a) => ({
+          method: 'POST',
+          url: `/api/v2/interactive-sessions/${await sessionOf(a, 'ready')}/fuse-filesystem/mount?${T()}`,
+          body: { dataItems: [{ type: 'S3Folder', data: { name: 'data', s3BucketName: `runyard-${w.ws}`, s3Prefix: `${w.ws}/data/` } }] },
+        }),
+      },
+      sessionMountV1: {
+        role: 'member',
+        probe: async (a) => ({
+          method: 'POST',
+          url: `/api/v1/interactive-sessions/${await sessionOf(a, 'ready')}/fuse-filesystem/mount?${T()}`,
+          body: { dataItem: { type: 'S3Folder', data: { name: 'data', s3BucketName: `runyard-${w.ws}`, s3Prefix: `${w.ws}/data/` } } },
+        }),
       },
 
       workflowArchive: {

@@ -21,6 +21,7 @@ export const STATE_TABLES = [
   'docker_registries',
   'engine_servers',
   'interactive_sessions',
+  'session_mounts',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */

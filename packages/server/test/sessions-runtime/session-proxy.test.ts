@@ -151,7 +151,7 @@ describe('session proxy', { timeout: 60_000 }, () => {
       assert.equal(r.status, 404, `${what}: ${r.status} ${r.body}`);
       const body = JSON.parse(r.body) as { code: string; message: string };
       assert.equal(body.code, 'ROUTE_NOT_FOUND', what);
-      assert.match(body.message, /^No route GET "\/api\/runyard\/interactive-sessions\//, what);
+      assert.equal(body.message, 'No route GET for this path.', what);
       assert.equal(r.headers['set-cookie'], undefined, what);
     }
     // A session nobody knows, with a token for it: the same.

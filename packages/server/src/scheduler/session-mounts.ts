@@ -1,0 +1,235 @@
+import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import path from 'node:path';
+import { newObjectId } from '@runyard/contract';
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Config } from '../config.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import { pullDir, pullFile } from '../storage/blob-sync.js';
+import { isPathInside } from '../storage/local.js';
+import { defaultBucketOf } from '../storage/storage-deps.js';
+import type { Database, SessionMountTable } from '../store/schema.js';
+import { localDirOf } from './job-paths.js';
+import type { SessionRow } from './session-state.js';
+
+/**
+ * Folders and files linked into an interactive session (wire-api §2.12): each appears in the
+ * session as `mounts/<name>` (so `~/mounts/<name>`), one row of session_mounts per name.
+ *
+ * A bind mount made on the host after the session's sandbox started does not reach into it, but
+ * an entry made in a directory bound into it does. So:
+ *   - on the local store, the runner binds the workspace's storage area read-only into the sandbox
+ *     when it launches the session (workspaceAreaOf), and a mount is a symlink `mounts/<name>` to
+ *     the item's own directory or file there: live and read-only;
+ *   - on S3 and Azure (or an item of the local store outside that area), a mount is a copy of the
+ *     folder or file, pulled once when it is mounted (read-only by convention: what the session
+ *     changes there is not written back, and a later change in the store is not seen).
+ *
+ * The session's own code can write in mounts/, so nothing here follows what is there: a copy is
+ * made in a staging directory the session cannot reach and renamed into place, a symlink likewise,
+ * after whatever had the name was removed (without following links). The items were checked when
+ * they were linked (T9: the workspace may read them, names without separators or leading dots);
+ * a File Explorer item deleted since fails.
+ */
+
+/** One item as the session row keeps it (services/interactive-session-items.ts: ResolvedSessionItem). */
+/** An item of a session, resolved (services/interactive-session-items.ts makes them). */
+export interface SessionItem {
+  given: unknown;
+  kind: 'file' | 'folder';
+  name: string;
+  itemId: string | null;
+  bucket: string;
+  key: string;
+  account: string | null;
+}
+
+/** `<dataDir>/storage/<default bucket>/<ws>`: the workspace's area of the local store, bound read-only into its sessions. */
+export function workspaceAreaOf(config: Pick<Config, 'dataDir'>, workspaceId: string): string {
+  return path.resolve(config.dataDir, 'storage', defaultBucketOf(workspaceId), workspaceId);
+}
+
+/** What a session's sandbox reads besides its own directories: on the local store the workspace's area (made if need be). */
+export async function sessionReadable(config: Pick<Config, 'dataDir' | 'storageBackend'>, workspaceId: string): Promise<string[]> {
+  if (config.storageBackend !== 'local') return [];
+  const area = workspaceAreaOf(config, workspaceId);
+  // The sandbox binds what exists when it starts; folders in it come later.
+  await mkdir(area, { recursive: true, mode: 0o700 });
+  return [area];
+}
+
+/** Where a mount appears in the session. */
+export function mountPointOf(mountsDir: string, name: string): string {
+  const target = path.resolve(mountsDir, name);
+  if (!isPathInside(path.resolve(mountsDir), target) || target === path.resolve(mountsDir))
+    throw new Error(`The mount name ${JSON.stringify(name)} leaves the session's mounts directory.`);
+  return target;
+}
+
+/**
+ * At the start of a run: the items given at creation and resume get their rows (a name that has
+ * one already keeps it), and every mount of the session is to be applied again (mounting).
+ */
+export async function prepareSessionMounts(db: Kysely<Database>, row: SessionRow): Promise<void> {
+  const items = [...parseItems(row.data_items_json), ...parseItems(row.fuse_file_systems_json)];
+  const now = new Date().toISOString();
+  const have = new Set(
+    (await db.selectFrom('session_mounts').select('name').where('session_id', '=', row.id).execute()).map((r) => r.name),
+  );
+  for (const item of items) {
+    if (have.has(item.name)) continue;
+    have.add(item.name);
+    await db
+      .insertInto('session_mounts')
+      .values(newMountRow(row, item, 'session', now))
+      .execute();
+  }
+  await db
+    .updateTable('session_mounts')
+    .set({ status: 'mounting', error_message: null, updated_at: now })
+    .where('session_id', '=', row.id)
+    .execute();
+}
+
+/** When a run ends: what was under mounts/ removed (copies take room), the mounts unmounted until the next run. */
+export async function unmountSession(db: Kysely<Database>, sessionId: string, mountsDir: string, stagingDir: string): Promise<void> {
+  await clearDir(mountsDir);
+  await rm(stagingDir, { recursive: true, force: true });
+  await db
+    .updateTable('session_mounts')
+    .set({ status: 'unmounted', updated_at: new Date().toISOString() })
+    .where('session_id', '=', sessionId)
+    .where('status', 'in', ['mounting', 'mounted'])
+    .execute();
+}
+
+export interface ApplyMountsInput {
+  db: Kysely<Database>;
+  config: Pick<Config, 'dataDir' | 'storageBackend'>;
+  blobs: BlobStore;
+  session: Pick<SessionRow, 'id' | 'workspace_id'>;
+  mountsDir: string;
+  /** Outside the sandbox, on the same file system as mountsDir. */
+  stagingDir: string;
+  /** Stops between mounts (the session is being stopped). */
+  signal?: AbortSignal;
+}
+
+/** Applies every mount of the session still `mounting`, one by one; each ends `mounted` or `failed` with why. */
+export async function applyPendingMounts(input: ApplyMountsInput): Promise<void> {
+  const { db, session, signal } = input;
+  const rows = await db
+    .selectFrom('session_mounts')
+    .selectAll()
+    .where('session_id', '=', session.id)
+    .where('status', '=', 'mounting')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  for (const mount of rows) {
+    if (signal?.aborted) return;
+    let error: string | null = null;
+    try {
+      await applyMount(input, mount);
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    if (signal?.aborted) return;
+    await db
+      .updateTable('session_mounts')
+      .set({ status: error ? 'failed' : 'mounted', error_message: error, updated_at: new Date().toISOString() })
+      .where('id', '=', mount.id)
+      .where('status', '=', 'mounting')
+      .execute();
+  }
+}
+
+type MountRow = Selectable<SessionMountTable>;
+
+async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<void> {
+  const { db, config, blobs, session } = input;
+  const shown = `${mount.bucket}/${mount.storage_key}`;
+  if (mount.item_id) {
+    const table = mount.item_kind === 'folder' ? 'folders' : 'files';
+    const live = await db.selectFrom(table).select('status').where('id', '=', mount.item_id).executeTakeFirst();
+    if (live?.status !== 'ready')
+      throw new Error(`The ${mount.item_kind} linked as ${JSON.stringify(mount.name)} was deleted from the File Explorer.`);
+  }
+  const target = mountPointOf(input.mountsDir, mount.name);
+  const staging = path.join(input.stagingDir, mount.id);
+  await rm(staging, { recursive: true, force: true });
+  await mkdir(input.stagingDir, { recursive: true, mode: 0o700 });
+  try {
+    const area = config.storageBackend === 'local' && blobs.localPath ? workspaceAreaOf(config, session.workspace_id) : null;
+    const local = area ? path.resolve(await localDirOf(config.dataDir, blobs, mount.bucket, mount.storage_key)) : null;
+    if (area && local && isPathInside(area, local)) {
+      // Live, read-only: the sandbox has the workspace's area bound at its own path.
+      const found = await stat(local).catch(() => null);
+      if (!found) throw new Error(`Nothing is stored at ${shown}.`);
+      if (found.isDirectory() !== (mount.item_kind === 'folder'))
+        throw new Error(`${shown} is a ${found.isDirectory() ? 'folder' : 'file'}, not a ${mount.item_kind}.`);
+      await symlink(local, staging);
+    } else if (mount.item_kind === 'folder') {
+      await mkdir(staging, { mode: 0o700 });
+      const pulled = await pullDir(blobs, mount.bucket, mount.storage_key, staging);
+      if (pulled.copied === 0 && (await readdir(staging)).length === 0) throw new Error(`Nothing is stored under ${shown}/.`);
+    } else {
+      const object = await blobs.stat(mount.bucket, mount.storage_key);
+      if (!object) throw new Error(`Nothing is stored at ${shown}.`);
+      await pullFile(blobs, mount.bucket, mount.storage_key, staging, object.lastModified);
+    }
+    await mkdir(input.mountsDir, { recursive: true, mode: 0o700 });
+    // Whatever the session put under that name goes (rm does not follow links); rename replaces a link or file.
+    await rm(target, { recursive: true, force: true });
+    await rename(staging, target);
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** Removes every entry of a directory, following no link; the directory itself stays (it is bound into the sandbox). */
+async function clearDir(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) await rm(path.join(dir, name), { recursive: true, force: true });
+}
+
+function parseItems(json: string): SessionItem[] {
+  try {
+    const items = JSON.parse(json) as SessionItem[];
+    return Array.isArray(items) ? items.filter((i) => i && typeof i.name === 'string' && typeof i.bucket === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** A new mount's row: to be applied by the runner (mounting). */
+export function newMountRow(
+  row: Pick<SessionRow, 'id' | 'workspace_id'>,
+  item: SessionItem,
+  source: 'session' | 'link',
+  now: string,
+): Insertable<SessionMountTable> {
+  return {
+    id: newObjectId(),
+    session_id: row.id,
+    workspace_id: row.workspace_id,
+    name: item.name,
+    item_kind: item.kind,
+    storage_provider: isStorageItem(item.given) ? 's3' : 'file',
+    item_id: item.itemId,
+    bucket: item.bucket,
+    storage_key: item.key,
+    account: item.account,
+    given_json: JSON.stringify(item.given ?? {}),
+    source,
+    status: 'mounting',
+    error_message: null,
+    created_at: now,
+    updated_at: now,
+  };
+}
+
+/** Given as a storage item (`{type: S3Folder|S3File, data}`), not a File Explorer one (`{kind, item}`). */
+export function isStorageItem(given: unknown): boolean {
+  const type = (given as { type?: unknown } | null)?.type;
+  return type === 'S3Folder' || type === 'S3File';
+}
