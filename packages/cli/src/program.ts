@@ -8,6 +8,7 @@ import { datasetsNoun } from './commands/datasets/index.js';
 import { helpCommand } from './commands/help.js';
 import { interactiveSessionNoun } from './commands/interactive-session/index.js';
 import { jobNoun } from './commands/job/index.js';
+import { linkCommand } from './commands/link/index.js';
 import { projectNoun } from './commands/project/index.js';
 import { queueNoun } from './commands/queue/index.js';
 import { instanceTypesNoun } from './commands/instance-types/index.js';
@@ -53,6 +54,7 @@ export function buildProgram(ctx: CliContext): Command {
     .addCommand(bashNoun(ctx))
     .addCommand(cromwellNoun(ctx))
     .addCommand(interactiveSessionNoun(ctx))
+    .addCommand(linkCommand(ctx))
     .addCommand(queueNoun(ctx))
     .addCommand(instanceTypesNoun(ctx))
     .addCommand(datasetsNoun(ctx))

@@ -1,38 +1,18 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { RunyardClient, type InteractiveSession } from '@runyard/client';
-import { TEST_CAPACITY } from '../../../test/support/capacity.js';
-import { freshDatabaseUrl, usingPostgres } from '../../../test/support/database.js';
+import type { InteractiveSession, RunyardClient } from '@runyard/client';
 import { connectionArgs } from './support/connection-args.js';
-import { runCli, spawnCli, tempDir, type CliResult } from './support/run-cli.js';
-import { waitForOutput } from './support/child-output.js';
+import { runCli, tempDir, type CliResult } from './support/run-cli.js';
+import { createJupyterArgs, JUPYTER, NOWHERE, startSessionServer, until, type SessionServer } from './support/session-server.js';
 
 // runyard interactive-session list|create|status|pause|resume|open against `runyard server start`,
 // whose background work runs the sessions: real Jupyter in the task sandbox, reached through the
 // platform's proxy with the link `open` prints.
 
-const JUPYTER = (process.env.PATH ?? '').split(path.delimiter).some((d) => d && existsSync(path.join(d, 'jupyter')));
-
-/** Polls fn until it returns something (not undefined), or fails after ms. */
-async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 240_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** Where nothing listens: a command that reached for the server would fail with "Is the server running?". */
-const NOWHERE = connectionArgs('http://127.0.0.1:1', 'ry_unused_key', '6630f0aa11223344556677ff');
-
 describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not installed', timeout: 900_000 }, () => {
-  let server: ChildProcess;
+  let srv: SessionServer;
   let url = '';
   let ws = '';
   let apikey = '';
@@ -41,49 +21,15 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
   let other: { ws: string; apikey: string; conn: string[] };
 
   before(async () => {
-    // Jupyter's kernel sockets live under the data directory, whose path must be short (docs/sessions.md).
-    const base = os.tmpdir().length <= 16 ? os.tmpdir() : '/tmp';
-    const dataDir = mkdtempSync(path.join(base, 'rys-'));
-    const env: Record<string, string> = {
-      RUNYARD_LOG_LEVEL: 'warn',
-      RUNYARD_ABORT_GRACE_MS: '3000',
-      ...TEST_CAPACITY,
-      ...(usingPostgres() && { RUNYARD_DATABASE_URL: await freshDatabaseUrl() }),
-    };
-    server = spawnCli(['server', 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { env });
-    server.stdin!.end();
-    server.stderr!.resume();
-    const m = await waitForOutput(server, /URL: +(\S+)\n {2}Workspace id: +([0-9a-f]{24})\n {2}API key: +(\S+)\n/, 120_000);
-    [, url, ws, apikey] = m;
-    server.stdout!.resume();
-    conn = connectionArgs(url, apikey, ws);
-    client = new RunyardClient({ platformUrl: url, apikey });
-    await client.createProject(ws, 'demo');
+    srv = await startSessionServer();
+    ({ url, ws, apikey, conn, client } = srv);
     const user = await client.admin.createUser({ username: 'mallory', email: 'mallory@example.org', name: 'Mallory', surname: 'Other' });
     const otherWs = await client.admin.createWorkspace('mallory workspace', user.id);
     const key = await client.admin.createApiKey(user.id, 'mallory key');
     other = { ws: otherWs.id, apikey: key.apikey, conn: connectionArgs(url, key.apikey, otherWs.id) };
   });
 
-  after(async () => {
-    if (client) {
-      // Sessions still running are stopped at once (a runner that stops leaves its sessions running).
-      const active = async () =>
-        (await client.getInteractiveSessionList(ws, { limit: 100, status: ['scheduled', 'provisioning', 'running', 'aborting'] })).sessions;
-      for (const s of await active()) {
-        if (s.status !== 'aborting') await client.abortInteractiveSession(s._id, ws, false, true).catch(() => undefined);
-      }
-      await until('every session to stop', async () => ((await active()).length === 0 ? true : undefined), 60_000).catch(() => undefined);
-      client.close();
-    }
-    if (server && server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      server.kill('SIGTERM');
-      const timer = setTimeout(() => server.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    }
-  });
+  after(() => srv?.close());
 
   const run = (args: string[], options: { env?: Record<string, string>; timeoutMs?: number } = {}) =>
     runCli([...args, ...conn], { timeoutMs: 300_000, ...options });
@@ -104,19 +50,7 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
   const fast = ['--watch-interval', '0.5', '--max-wait-time', '4m'];
   /** A running session made with the CLI; its id. */
   async function runningSession(name: string, extra: string[] = []): Promise<string> {
-    const r = await ok([
-      'interactive-session',
-      'create',
-      '--project-name',
-      'demo',
-      '--name',
-      name,
-      '--session-type',
-      'jupyter',
-      '--watch',
-      ...fast,
-      ...extra,
-    ]);
+    const r = await ok(createJupyterArgs(name, ['--watch', ...fast, ...extra]));
     return r.stdout.trim();
   }
 
@@ -391,10 +325,26 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
         /Spark sessions are only available on aws/,
       ],
       [
-        [...create, '--session-type', 'jupyter', '--link', 's3://bucket/data/'],
-        /--link: mounting files and linking folders into a session is not supported by Runyard yet/,
+        [...create, '--session-type', 'jupyter', '--link', 's3://bucket/a/data/,s3://other/b/data'],
+        /Duplicate mount name 'data' detected\. The folders 's3:\/\/bucket\/a\/data\/' and 's3:\/\/other\/b\/data' would both be mounted/,
       ],
-      [[...create, '--session-type', 'jupyter', '--mount', 'demo/Data/a.csv'], /--mount: mounting files/],
+      [
+        [...create, '--session-type', 'jupyter', '--link', 's3://bucket/data/', '--link', 'data:bucket:elsewhere'],
+        /Duplicate mount name 'data' detected/,
+      ],
+      [[...create, '--session-type', 'jupyter', '--link', 'az://account/container/data'], /Azure blob storage paths are not supported/],
+      [[...create, '--session-type', 'jupyter', '--link', 'a:b'], /invalid link format: a:b\. Expected: mountName:bucketName:s3Prefix/],
+      [[...create, '--session-type', 'jupyter', '--link', 'data'], /invalid link path format: data/],
+      [[...create, '--session-type', 'jupyter', '--link', 'demo/'], /give a folder inside project 'demo'/],
+      [[...create, '--session-type', 'jupyter', '--mount', 'notes.txt'], /--mount: invalid data file format: notes\.txt/],
+      [
+        [...create, '--session-type', 'jupyter', '--execution-platform', 'azure', '--instance', 'Standard_F1s', '--link', 'demo/Data/x'],
+        /Linking folders is not supported on Azure\. Please use --mount/,
+      ],
+      [
+        [...create, '--session-type', 'jupyter', '--execution-platform', 'azure', '--instance', 'Standard_F1s', '--mount', 's3://b/k.txt'],
+        /S3 mounts are only supported on AWS/,
+      ],
       [['interactive-session', 'create', '--name', 'x', '--session-type', 'jupyter'], /Missing option: --project-name \(or --project-id\)/],
       [['interactive-session', 'status', 'abc'], /"abc" is not a session id\. A session id is 24 hexadecimal characters/],
       [['interactive-session', 'status'], /Missing the session id: give it as an argument or with --session-id/],
@@ -406,7 +356,7 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
         ['interactive-session', 'status', '0123456789abcdef01234567', '--watch', '--max-wait-time', 'forever'],
         /expected a duration such as 30s/,
       ],
-      [['interactive-session', 'resume', '0123456789abcdef01234567', '--link', 's3://b/p/'], /--link: mounting files/],
+      [['interactive-session', 'resume', '0123456789abcdef01234567', '--link', 's3://b/p/,s3://c/p/'], /Duplicate mount name 'p' detected/],
       [['interactive-session', 'pause', '--session-id', 'xyz'], /A session id is 24 hexadecimal characters/],
     ] as Array<[string[], RegExp]>) {
       await fails(args, 2, message, NOWHERE);

@@ -26,3 +26,4 @@ export function objectId(kind: string, where: string): (value: string) => string
 }
 
 export const jobId = objectId('job', '"runyard job list"');
+export const sessionId = objectId('session', '"runyard interactive-session list"');

@@ -81,15 +81,18 @@ export const EXAMPLES: Record<string, Example[]> = {
     ex('the URLs of the log files', `job logs --job-id ${JOB}`),
     ex('the output as the job writes it, until it ends (exit 0 only if it completed)', `job logs --job-id ${JOB} --follow`),
     ex('the last 20 lines of the output, then what follows', `job logs --job-id ${JOB} --tail 20 --follow`),
+    ex('link the logs folder into a running interactive session', `job logs --job-id ${JOB} --link --session-id ${SESSION}`),
   ],
   'job results': [
     ex('the URL of the results', `job results --job-id ${JOB}`),
     ex('copy them into ./results (again: only what is missing)', `job results --job-id ${JOB} --download results`),
     ex('delete them without asking', `job results --job-id ${JOB} --delete --yes`),
+    ex('link them into a running interactive session', `job results --job-id ${JOB} --link --session-id ${SESSION}`),
   ],
   'job workdir': [
     ex('the URL of the working directory', `job workdir --job-id ${JOB}`),
     ex('whether its deletion is done', `job workdir --job-id ${JOB} --status`),
+    ex('link it into a running interactive session', `job workdir --job-id ${JOB} --link --session-id ${SESSION}`),
   ],
   'job related': [ex('the jobs sharing its working directory', `job related --job-id ${JOB}`)],
   'job cost': [
@@ -110,6 +113,13 @@ export const EXAMPLES: Record<string, Example[]> = {
   'datasets download': [
     ex('a file into the current directory', 'datasets download --project-name demo Data/samples.csv'),
     ex('a folder with its tree into ./downloads', 'datasets download --project-name demo "Analyses Results/run-1" downloads'),
+  ],
+  'datasets link': [
+    ex(
+      'a results folder into a running interactive session',
+      `datasets link --project-name demo "Analyses Results/run-1" --session-id ${SESSION}`,
+    ),
+    ex('a storage folder', `datasets link s3://bucket/data/ --session-id ${SESSION}`),
   ],
   user: [ex('link your Docker Hub account (the token from stdin)', 'user docker-login --registry docker.io --username me < token.txt')],
   'user docker-login': [
@@ -145,6 +155,13 @@ export const EXAMPLES: Record<string, Example[]> = {
       'interactive-session create --name nb --session-type jupyter --watch',
     ),
     ex('', `interactive-session open ${SESSION} --web`),
+  ],
+  link: [
+    ex("a job's results, working directory and logs, into a running session", `link --job-id ${JOB} --session-id ${SESSION}`),
+    ex(
+      'two folders: one of storage, one of the File Explorer of project "demo"',
+      `link s3://bucket/data/,demo/Data/reads --session-id ${SESSION}`,
+    ),
   ],
   'interactive-session list': [
     ex('the 10 newest sessions', 'interactive-session list'),

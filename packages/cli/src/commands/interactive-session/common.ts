@@ -4,7 +4,7 @@ import { withClient } from '../../config/connect.js';
 import type { Connection } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
 import { CliError, UsageError } from '../../errors/cli-error.js';
-import { asObjectId, objectIdProblem } from '../../options/object-id.js';
+import { asObjectId, objectIdProblem, sessionId as sessionIdValue } from '../../options/object-id.js';
 import { repeatable } from '../../options/repeatable.js';
 import { loadSdk } from '../../sdk.js';
 import { duration } from '../../output/duration.js';
@@ -76,18 +76,12 @@ export interface SessionIdFlags {
   sessionId?: string;
 }
 
-const sessionIdParser = (value: string) => {
-  const id = asObjectId(value);
-  if (!id) throw new InvalidArgumentError(objectIdProblem('session', '"runyard interactive-session list"'));
-  return id;
-};
-
 /** `[session-id]` and cloudos-cli's `--session-id <id>`: one of them is needed. */
 export function addSessionIdArgument(cmd: Command): Command {
   return cmd
     .argument('[session-id]', 'id of the session (24 hexadecimal characters), or give --session-id')
     .addOption(
-      new Option('--session-id <id>', 'id of the session (instead of the argument, as cloudos-cli has it)').argParser(sessionIdParser),
+      new Option('--session-id <id>', 'id of the session (instead of the argument, as cloudos-cli has it)').argParser(sessionIdValue),
     );
 }
 
@@ -248,28 +242,15 @@ export function addItemOptions(cmd: Command): Command {
     .addOption(
       new Option(
         '--mount <path>',
-        'a file to give the session: s3://bucket/key or project/path (not supported by this server yet)',
+        'a file to give the session (repeatable): s3://bucket/key or a File Explorer file project/Data/file.txt',
       ).argParser(repeatable),
     )
     .addOption(
       new Option(
         '--link <paths>',
-        'folders to link into the session, comma-separated: s3://bucket/prefix/ or project/folder (not supported by this server yet)',
+        'folders to link into the session, comma-separated (repeatable): s3://bucket/prefix/, project/Data/folder or mountName:bucket:prefix',
       ).argParser(repeatable),
     );
-}
-
-/**
- * Refuses --mount and --link before anything is sent: this server stores a session's data items
- * but does not mount them into it yet, so a session created with them would silently lack them.
- */
-export function refuseItems(flags: ItemFlags): void {
-  const given = [flags.mount?.length && '--mount', flags.link?.length && '--link'].filter(Boolean);
-  if (!given.length) return;
-  throw new UsageError(
-    `${given.join(' and ')}: mounting files and linking folders into a session is not supported by Runyard yet ` +
-      '(the session would start without them). Leave out these options; nothing was sent to the server.',
-  );
 }
 
 // ---- waiting for a status -----------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { SessionCreateBody } from '@runyard/client';
+import type { SessionCreateBody, SessionDataItem } from '@runyard/client';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
@@ -8,13 +8,13 @@ import type { CliContext } from '../../context.js';
 import { UsageError } from '../../errors/cli-error.js';
 import { integerIn } from '../../options/integer.js';
 import { objectId } from '../../options/object-id.js';
+import { itemLines, planItems, reportItemMounts, resolveItems } from './items.js';
 import {
   addItemOptions,
   addShutdownOptions,
   addWatchOptions,
   checkInstanceType,
   costLimitParser,
-  refuseItems,
   SESSION_PLATFORMS,
   sessionUrl,
   shutdownDate,
@@ -86,6 +86,10 @@ export interface SessionPayloadInput {
   sparkMaster: string;
   sparkCore: string;
   sparkWorkers: number;
+  /** --mount's files. */
+  dataItems?: SessionDataItem[];
+  /** --link's folders (none on azure). */
+  fuseFileSystems?: SessionDataItem[];
 }
 
 /** The create body exactly as cloudos-cli's build_session_payload makes it (wire-api §2.11 "Create"). */
@@ -122,9 +126,9 @@ export function buildSessionPayload(i: SessionPayloadInput): SessionCreateBody {
         },
       }),
     },
-    dataItems: [],
+    dataItems: i.dataItems ?? [],
     fileSystemIds: [],
-    fuseFileSystems: [],
+    fuseFileSystems: i.executionPlatform === 'aws' ? (i.fuseFileSystems ?? []) : [],
     projectId: i.projectId,
   };
 }
@@ -135,7 +139,6 @@ export function buildSessionPayload(i: SessionPayloadInput): SessionCreateBody {
  * its link (stderr); with --watch waits until it runs.
  */
 export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext): Promise<void> {
-  refuseItems(opts);
   const given = opts.executionPlatform ?? fromProfile(ctx, opts.profile, 'executionPlatform');
   if (given !== undefined && !(SESSION_PLATFORMS as readonly string[]).includes(given)) {
     throw new UsageError(
@@ -156,9 +159,11 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
       'Missing option: --project-name (or --project-id). Give it on the command line, or save project_name in a profile with "runyard configure".',
     );
   }
+  const plan = planItems(opts, platform);
   const conn = resolveConnection(opts, ctx, { workspace: true });
   await withClient(conn, async (client) => {
     const projectId = opts.projectId ?? (await client.getProjectIdFromName(conn.workspaceId, projectName!))._id;
+    const items = await resolveItems(client, conn, plan, ctx, opts.verbose);
     const payload = buildSessionPayload({
       name: opts.name,
       backend: opts.sessionType,
@@ -174,6 +179,8 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
       sparkMaster: opts.sparkMaster,
       sparkCore: opts.sparkCore,
       sparkWorkers: opts.sparkWorkers,
+      dataItems: items.dataItems,
+      fuseFileSystems: items.fuseFileSystems,
     });
     if (opts.verbose) ctx.stderr.write(`Payload:\n${JSON.stringify(payload, null, 2)}\n`);
     const session = await client.createInteractiveSession(conn.workspaceId, payload);
@@ -185,9 +192,11 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
         `${conf.execution.autoShutdownAtDate ? `, stops at ${conf.execution.autoShutdownAtDate}` : ''}` +
         `${conf.execution.computeCostLimit >= 0 ? ` or at $${conf.execution.computeCostLimit}` : ''}; ${session.status}.\n`,
     );
+    ctx.stderr.write(itemLines(items.shown));
     ctx.stderr.write(`Session link: ${sessionUrl(conn.platformUrl, session._id)}\n`);
     if (opts.watch) {
       await watchUntilReady(client, conn, session._id, opts, ctx, session);
+      await reportItemMounts(client, conn, session._id, items.shown, ctx);
     } else {
       ctx.stderr.write(`Next: "runyard interactive-session status ${session._id} --watch" waits until it runs.\n`);
     }

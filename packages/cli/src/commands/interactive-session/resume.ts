@@ -1,4 +1,4 @@
-import type { SessionResumeBody } from '@runyard/client';
+import type { SessionDataItem, SessionResumeBody } from '@runyard/client';
 import { Command, Option } from 'commander';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
@@ -13,7 +13,6 @@ import {
   addWatchOptions,
   checkInstanceType,
   costLimitParser,
-  refuseItems,
   sessionIdOf,
   shownStatus,
   shutdownDate,
@@ -25,6 +24,7 @@ import {
   type SessionPlatform,
   type WatchFlags,
 } from './common.js';
+import { itemLines, planItems, reportItemMounts, resolveItems } from './items.js';
 
 export interface SessionResumeOptions extends ConnectionFlags, SessionIdFlags, ItemFlags, WatchFlags {
   instance?: string;
@@ -36,12 +36,17 @@ export interface SessionResumeOptions extends ConnectionFlags, SessionIdFlags, I
   verbose?: boolean;
 }
 
-/** The body of cloudos-cli's build_resume_payload: the new configuration only when something changes. */
+/**
+ * The body of cloudos-cli's build_resume_payload: the new configuration only when something
+ * changes, fuseFileSystems only when there are some.
+ */
 export function buildResumePayload(o: {
   instanceType?: string;
   storageSizeInGb?: number;
   costLimit?: number;
   shutdownAt?: string;
+  dataItems?: SessionDataItem[];
+  fuseFileSystems?: SessionDataItem[];
 }): SessionResumeBody {
   const execution = {
     ...(o.costLimit !== undefined && { computeCostLimit: o.costLimit }),
@@ -52,7 +57,12 @@ export function buildResumePayload(o: {
     ...(o.storageSizeInGb !== undefined && { storageSizeInGb: o.storageSizeInGb }),
     ...(Object.keys(execution).length > 0 && { execution }),
   };
-  return { dataItems: [], fileSystemIds: [], ...(Object.keys(conf).length > 0 && { newInteractiveSessionConfiguration: conf }) };
+  return {
+    dataItems: o.dataItems ?? [],
+    fileSystemIds: [],
+    ...(Object.keys(conf).length > 0 && { newInteractiveSessionConfiguration: conf }),
+    ...(o.fuseFileSystems?.length && { fuseFileSystems: o.fuseFileSystems }),
+  };
 }
 
 /**
@@ -62,7 +72,8 @@ export function buildResumePayload(o: {
  */
 export async function sessionResume(arg: string | undefined, opts: SessionResumeOptions, ctx: CliContext): Promise<void> {
   const id = sessionIdOf(arg, opts);
-  refuseItems(opts);
+  // Checked before any request as on aws; azure's refusals once the session says it is on azure.
+  planItems(opts, 'aws');
   const conn = resolveConnection(opts, ctx, { workspace: true });
   await withSessionClient(conn, id, async (client) => {
     const current = await client.getInteractiveSession(id, conn.workspaceId);
@@ -78,7 +89,10 @@ export async function sessionResume(arg: string | undefined, opts: SessionResume
     }
     const platform = (current.interactiveSessionConfiguration?.executionPlatform ?? 'aws') as SessionPlatform;
     if (opts.instance !== undefined) checkInstanceType(opts.instance, platform);
+    const items = await resolveItems(client, conn, planItems(opts, platform), ctx, opts.verbose);
     const payload = buildResumePayload({
+      dataItems: items.dataItems,
+      fuseFileSystems: platform === 'aws' ? items.fuseFileSystems : undefined,
       instanceType: opts.instance,
       storageSizeInGb: opts.storage,
       costLimit: opts.costLimit,
@@ -98,9 +112,12 @@ export async function sessionResume(arg: string | undefined, opts: SessionResume
         `  Auto-shutdown: ${conf.execution.autoShutdownAtDate}`,
     ].filter(Boolean);
     if (changed.length) ctx.stderr.write(`Updated configuration:\n${changed.join('\n')}\n`);
+    if (items.shown.length) ctx.stderr.write(`Added:\n${itemLines(items.shown)}`);
     ctx.stderr.write(`Session status: ${shownStatus(session.status)}\n`);
-    if (opts.watch) await watchUntilReady(client, conn, id, opts, ctx, session);
-    else ctx.stderr.write(`Next: "runyard interactive-session status ${id} --watch" waits until it runs.\n`);
+    if (opts.watch) {
+      await watchUntilReady(client, conn, id, opts, ctx, session);
+      await reportItemMounts(client, conn, id, items.shown, ctx);
+    } else ctx.stderr.write(`Next: "runyard interactive-session status ${id} --watch" waits until it runs.\n`);
   });
 }
 

@@ -3,15 +3,16 @@ import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type ConnectionFlags } from '../../config/connection.js';
 import type { CliContext } from '../../context.js';
+import { CliError } from '../../errors/cli-error.js';
 import { integerIn } from '../../options/integer.js';
 import { jobId } from '../../options/object-id.js';
 import { downloadJobFolder } from './download.js';
 import { followLog } from './follow-log.js';
 import { emitRecords } from '../../output/emit-record.js';
 import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
-import { jobDataFailure } from './results.js';
+import { addJobLinkOptions, checkJobLinkFlags, jobDataFailure, linkJobFolderInto, type JobLinkFlags } from './results.js';
 
-export interface JobLogsOptions extends ConnectionFlags {
+export interface JobLogsOptions extends ConnectionFlags, JobLinkFlags {
   jobId: string;
   outputFormat: OutputFormat;
   follow?: boolean;
@@ -29,6 +30,7 @@ const JOB_STDOUT = 'Job output (standard output)';
  * files by name), as cloudos-cli prints them; a name-to-URL object with json, name,url rows with csv.
  */
 export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<void> {
+  checkJobLinkFlags(opts, ctx);
   const conn = resolveConnection(opts, ctx, { workspace: true });
   if (opts.download) {
     const dir = opts.download;
@@ -44,17 +46,25 @@ export async function jobLogs(opts: JobLogsOptions, ctx: CliContext): Promise<vo
     );
     return;
   }
-  const { logs, nextflow } = await withClient(conn, async (client) => {
-    const job = await client.getJobStatus(opts.jobId, conn.workspaceId);
-    return { logs: await client.getJobLogs(opts.jobId, conn.workspaceId), nextflow: String(job.jobType ?? '').startsWith('nextflow') };
-  }).catch((e) => jobDataFailure(e, opts.jobId, 'logs'));
-  const entries = Object.entries(logs).map(([name, url]) => [!nextflow && name === NEXTFLOW_STDOUT ? JOB_STDOUT : name, url] as const);
-  if (!entries.length) ctx.stderr.write(`Job ${opts.jobId} has no log files yet.\n`);
-  await emitRecords(opts.outputFormat, ctx, {
-    text: entries.map(([name, url]) => `${name}: ${url}\n`).join(''),
-    json: Object.fromEntries(entries),
-    columns: ['name', 'url'],
-    records: entries.map(([name, url]) => ({ name, url })),
+  await withClient(conn, async (client) => {
+    const { logs, nextflow } = await (async () => {
+      const job = await client.getJobStatus(opts.jobId, conn.workspaceId);
+      return { logs: await client.getJobLogs(opts.jobId, conn.workspaceId), nextflow: String(job.jobType ?? '').startsWith('nextflow') };
+    })().catch((e) => jobDataFailure(e, opts.jobId, 'logs'));
+    const entries = Object.entries(logs).map(([name, url]) => [!nextflow && name === NEXTFLOW_STDOUT ? JOB_STDOUT : name, url] as const);
+    if (!entries.length) ctx.stderr.write(`Job ${opts.jobId} has no log files yet.\n`);
+    await emitRecords(opts.outputFormat, ctx, {
+      text: entries.map(([name, url]) => `${name}: ${url}\n`).join(''),
+      json: Object.fromEntries(entries),
+      columns: ['name', 'url'],
+      records: entries.map(([name, url]) => ({ name, url })),
+    });
+    if (opts.link) {
+      // The folder of the log files, as cloudos-cli links it: the parent of the first one.
+      const first = Object.values(logs)[0];
+      if (!first) throw new CliError(`Job ${opts.jobId} has no log files yet: no logs folder to link.`);
+      await linkJobFolderInto(client, conn, ctx, opts, first.split('/').slice(0, -1).join('/'), 'logs folder');
+    }
   });
 }
 
@@ -69,6 +79,8 @@ export function jobLogsCommand(ctx: CliContext): Command {
         integerIn(0, 1_000_000),
       ),
     );
+  addJobLinkOptions(cmd, 'logs folder');
+  cmd.options.find((o) => o.long === '--link')!.conflicts(['follow', 'tail']);
   addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd.action((opts: JobLogsOptions) => jobLogs(opts, ctx));

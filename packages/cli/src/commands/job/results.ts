@@ -1,5 +1,5 @@
 import type { RunyardClient, StatusItem } from '@runyard/client';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { withClient } from '../../config/connect.js';
 import { addConnectionOptions } from '../../config/connection-options.js';
 import { resolveConnection, type Connection, type ConnectionFlags } from '../../config/connection.js';
@@ -11,9 +11,49 @@ import { emitRecords } from '../../output/emit-record.js';
 import { addOutputFormatOption, type OutputFormat } from '../../output/format.js';
 import { loadSdk } from '../../sdk.js';
 import { jobId } from '../../options/object-id.js';
+import { linkAndReport, MountReport, sessionIdOption } from '../link/common.js';
 import { downloadJobFolder } from './download.js';
 
-export interface JobDataDeleteOptions extends ConnectionFlags {
+/** `--link --session-id S` of `job results|workdir|logs`. */
+export interface JobLinkFlags {
+  link?: boolean;
+  sessionId?: string;
+}
+
+/** --link and --session-id, as cloudos-cli's job commands have them. */
+export function addJobLinkOptions(cmd: Command, what: string): Command {
+  return cmd
+    .addOption(
+      new Option('--link', `link the ${what} into a running interactive session (with --session-id)`).conflicts(['status', 'download']),
+    )
+    .addOption(sessionIdOption('the interactive session for --link'));
+}
+
+/** Checked before anything is sent: --link needs --session-id (a --session-id alone is ignored, saying so). */
+export function checkJobLinkFlags(opts: JobLinkFlags, ctx: CliContext): void {
+  if (opts.link && !opts.sessionId) throw new UsageError('--session-id is required when using --link flag');
+  if (!opts.link && opts.sessionId) ctx.stderr.write("'--session-id' is ignored when '--link' is not specified.\n");
+}
+
+/**
+ * Links a job's folder (a storage URL) into the session of --session-id and waits for the mount:
+ * every line on stderr, stdout keeping what the command printed. Exit 1 when it failed to mount.
+ */
+export async function linkJobFolderInto(
+  client: RunyardClient,
+  conn: Connection,
+  ctx: CliContext,
+  opts: { jobId: string; sessionId?: string },
+  url: string,
+  what: string,
+): Promise<void> {
+  ctx.stderr.write(`Linking the ${what} of job ${opts.jobId} to interactive session ${opts.sessionId}...\n`);
+  const report = new MountReport(ctx, 'stderr');
+  await linkAndReport(client, conn, opts.sessionId!, [url], report);
+  report.finish(`Linking the ${what} of job ${opts.jobId}`);
+}
+
+export interface JobDataDeleteOptions extends ConnectionFlags, JobLinkFlags {
   jobId: string;
   outputFormat: OutputFormat;
   status?: boolean;
@@ -155,6 +195,7 @@ export const WORKDIR_QUESTION =
  * scheduled for deletion after they are shown.
  */
 export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): Promise<void> {
+  checkJobLinkFlags(opts, ctx);
   const conn = resolveConnection(opts, ctx, { workspace: true });
   const sdk = await loadSdk();
   await withClient(conn, async (client) => {
@@ -177,12 +218,13 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
       );
       return;
     }
+    let url: string | undefined;
     try {
       if (opts.download) {
         const folder = await client.getJobResultsFolder(opts.jobId, conn.workspaceId);
         return await downloadJobFolder(client, ctx, conn.workspaceId, folder, opts.download);
       }
-      const url = await client.getJobResults(opts.jobId, conn.workspaceId);
+      url = await client.getJobResults(opts.jobId, conn.workspaceId);
       const record = { job_id: opts.jobId, results: url };
       await emitRecords(opts.outputFormat, ctx, {
         text: `results: ${url}\n`,
@@ -194,6 +236,10 @@ export async function jobResults(opts: JobDataDeleteOptions, ctx: CliContext): P
       // A job whose results hold only files still has results to delete.
       if (!(opts.delete && e instanceof sdk.NoResultDirectoriesError)) await jobDataFailure(e, opts.jobId, 'results');
       ctx.stderr.write(`Warning: ${(e as Error).message}\n`);
+    }
+    if (opts.link) {
+      if (!url) throw new CliError(`Job ${opts.jobId} has no results folder to link.`);
+      await linkJobFolderInto(client, conn, ctx, opts, url, 'results');
     }
     if (opts.delete) await deleteJobData(client, conn, ctx, opts, 'analysisResults').catch((e) => jobDataFailure(e, opts.jobId, 'results'));
     else if (opts.yes) ctx.stderr.write("'--yes' flag is ignored when '--delete' is not specified.\n");
@@ -210,6 +256,7 @@ export function jobDataCommand(name: string, description: string, what: string):
     .option('-y, --yes', 'do not ask before deleting')
     .option('--verbose', 'print more about what is done')
     .option('--download <dir>', `copy the files of the ${what} into this local directory (resumes, skips files already there)`);
+  addJobLinkOptions(cmd, what);
   addOutputFormatOption(cmd);
   addConnectionOptions(cmd, { workspace: true });
   return cmd;

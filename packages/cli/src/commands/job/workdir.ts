@@ -5,10 +5,12 @@ import type { CliContext } from '../../context.js';
 import { emitRecords } from '../../output/emit-record.js';
 import { downloadJobFolder } from './download.js';
 import {
+  checkJobLinkFlags,
   deleteJobData,
   emitDeletionStatus,
   jobDataCommand,
   jobDataFailure,
+  linkJobFolderInto,
   printDeletionStatus,
   type JobDataDeleteOptions,
 } from './results.js';
@@ -19,6 +21,7 @@ import {
  * folder instead; with --delete (asking first unless -y) it is scheduled for deletion after it is shown.
  */
 export async function jobWorkdir(opts: JobDataDeleteOptions, ctx: CliContext): Promise<void> {
+  checkJobLinkFlags(opts, ctx);
   const conn = resolveConnection(opts, ctx, { workspace: true });
   await withClient(conn, async (client) => {
     if (opts.status) {
@@ -47,6 +50,7 @@ export async function jobWorkdir(opts: JobDataDeleteOptions, ctx: CliContext): P
     const record = { job_id: opts.jobId, workdir };
     const text = `Working directory for job ${opts.jobId}: ${workdir}\n`;
     await emitRecords(opts.outputFormat, ctx, { text, json: record, columns: Object.keys(record), records: [record] });
+    if (opts.link) await linkJobFolderInto(client, conn, ctx, opts, workdir.trim(), 'working directory');
     if (opts.delete)
       await deleteJobData(client, conn, ctx, opts, 'workDirectory').catch((e) => jobDataFailure(e, opts.jobId, 'the working directory'));
     else if (opts.yes) ctx.stderr.write("'--yes' flag is ignored when '--delete' is not specified.\n");
