@@ -5,9 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sessionDirsOf } from '../../src/scheduler/session-runner.js';
 import { createBlobStore } from '../../src/storage/registry.js';
-import { waitFor } from '../scheduler/helpers.js';
-import { execute, openChannels } from '../sessions-runtime/kernel.js';
-import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
+import { request } from '../sessions-runtime/proxy-app.js';
 import { call } from '../wire.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
 import { JUPYTER_INSTALLED, shutdownIn } from './world.js';
@@ -31,50 +29,9 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
 
   const jupyter = (conf: Record<string, unknown> = {}) =>
     w.session({ backend: 'regular', name: `nb-${randomUUID().slice(0, 8)}`, ...conf });
-  const until = (id: string, statuses: string[]) =>
-    waitFor(
-      `session ${id} to be ${statuses.join(' or ')}`,
-      async () => {
-        const r = await w.getSession(id);
-        assert.equal(r.statusCode, 200, r.body);
-        const doc = r.json();
-        if (!statuses.includes(doc.status) && ['aborted', 'terminated'].includes(doc.status))
-          assert.fail(`session ${id} is ${doc.status}: ${doc.statusMessage ?? ''}`);
-        return statuses.includes(doc.status) ? doc : undefined;
-      },
-      240_000,
-    );
-  /** Opens the session's UI as a person would: a launch link, exchanged for the proxy's cookie. */
-  const open = async (id: string) => {
-    const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, w.s.admin.apikey);
-    assert.equal(link.statusCode, 200, link.body);
-    const launchPath: string = link.json().url;
-    assert.match(launchPath, new RegExp(`^/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
-    const launched = await request(`${url}${launchPath}`);
-    assert.equal(launched.status, 200, launched.body);
-    return { cookie: cookieOf(launched), base: `/api/runyard/interactive-sessions/${id}/ui/` };
-  };
-  /** Runs code in a new kernel of the session, through the proxy. */
-  const runCell = async (id: string, code: string) => {
-    const { cookie, base } = await open(id);
-    const headers = { cookie, origin: url };
-    const created = await request(`${url}${base}api/kernels`, {
-      method: 'POST',
-      body: JSON.stringify({ name: 'python3' }),
-      headers: { ...headers, 'content-type': 'application/json' },
-    });
-    assert.equal(created.status, 201, created.body);
-    const kernel = JSON.parse(created.body) as { id: string };
-    const ws = await openChannels(
-      `${url.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
-      headers,
-    );
-    try {
-      return await execute(ws, code, 180_000);
-    } finally {
-      ws.close();
-    }
-  };
+  const until = (id: string, statuses: string[]) => w.until(id, statuses);
+  const open = (id: string) => w.open(id);
+  const runCell = (id: string, code: string) => w.runCell(id, code);
 
   it('a Jupyter session reaches ready; its notebook runs a cell through the proxy; pause saves the home and resume restores it', async () => {
     const created = await jupyter();

@@ -1,7 +1,12 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { createExecutors } from '../../src/executors/registry.js';
 import { SessionRunner } from '../../src/scheduler/session-runner.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { waitFor } from '../scheduler/helpers.js';
+import { execute, openChannels } from '../sessions-runtime/kernel.js';
+import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
+import { call } from '../wire.js';
 import { sessionWorld, type SessionWorld } from './world.js';
 
 /** A session world whose sessions really run: listening on a loopback port (the proxy), with a session runner. */
@@ -9,6 +14,12 @@ export interface RunningSessionWorld extends SessionWorld {
   /** http://127.0.0.1:<port> */
   url: string;
   runner: SessionRunner;
+  /** The session's document once its status is one of `statuses` (failing when it stopped otherwise). */
+  until(id: string, statuses: string[]): Promise<Record<string, any>>;
+  /** Opens the session's UI as a person would: a launch link, exchanged for the proxy's cookie. */
+  open(id: string): Promise<{ cookie: string; base: string }>;
+  /** Runs code in a new kernel of the session, through the proxy. */
+  runCell(id: string, code: string): Promise<{ stdout: string; result: string | null; status: string }>;
   /** Stops every session still running (as a forced pause), then the runner and the server. */
   close(): Promise<void>;
 }
@@ -29,10 +40,55 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
   runner.start();
   const active = async (statuses: string[]) =>
     (await w.s.store.db.selectFrom('interactive_sessions').select('id').where('status', 'in', statuses).execute()).map((r) => r.id);
+  const until = (id: string, statuses: string[]) =>
+    waitFor(
+      `session ${id} to be ${statuses.join(' or ')}`,
+      async () => {
+        const r = await w.getSession(id);
+        assert.equal(r.statusCode, 200, r.body);
+        const doc = r.json();
+        if (!statuses.includes(doc.status) && ['aborted', 'terminated'].includes(doc.status))
+          assert.fail(`session ${id} is ${doc.status}: ${doc.statusMessage ?? ''}`);
+        return statuses.includes(doc.status) ? (doc as Record<string, any>) : undefined;
+      },
+      240_000,
+    );
+  const open = async (id: string) => {
+    const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, w.s.admin.apikey);
+    assert.equal(link.statusCode, 200, link.body);
+    const launchPath: string = link.json().url;
+    assert.match(launchPath, new RegExp(`^/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
+    const launched = await request(`${url}${launchPath}`);
+    assert.equal(launched.status, 200, launched.body);
+    return { cookie: cookieOf(launched), base: `/api/runyard/interactive-sessions/${id}/ui/` };
+  };
+  const runCell = async (id: string, code: string) => {
+    const { cookie, base } = await open(id);
+    const headers = { cookie, origin: url };
+    const created = await request(`${url}${base}api/kernels`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'python3' }),
+      headers: { ...headers, 'content-type': 'application/json' },
+    });
+    assert.equal(created.status, 201, created.body);
+    const kernel = JSON.parse(created.body) as { id: string };
+    const ws = await openChannels(
+      `${url.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
+      headers,
+    );
+    try {
+      return await execute(ws, code, 180_000);
+    } finally {
+      ws.close();
+    }
+  };
   return {
     ...w,
     url,
     runner,
+    until,
+    open,
+    runCell,
     async close() {
       for (const id of await active(RUNNING)) await w.abort(id, { uploadOnClose: false, forceAbort: true });
       await waitFor('every session to stop', async () => (await active([...RUNNING, 'aborting'])).length === 0, 60_000);
