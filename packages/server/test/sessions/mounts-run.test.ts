@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createExecutors } from '../../src/executors/registry.js';
 import { Scheduler } from '../../src/scheduler/scheduler.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { submit, bashBody } from '../jobs/fixtures.js';
 import { waitFor } from '../scheduler/helpers.js';
-import { execute, openChannels } from '../sessions-runtime/kernel.js';
-import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
 import { call } from '../wire.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
 import { JUPYTER_INSTALLED } from './world.js';
@@ -89,31 +86,7 @@ describe(
         },
         120_000,
       );
-    const runCell = async (id: string, code: string) => {
-      const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?${T()}`, undefined, w.s.admin.apikey);
-      assert.equal(link.statusCode, 200, link.body);
-      const launched = await request(`${w.url}${link.json().url}`);
-      assert.equal(launched.status, 200, launched.body);
-      const cookie = cookieOf(launched);
-      const base = `/api/runyard/interactive-sessions/${id}/ui/`;
-      const headers = { cookie, origin: w.url };
-      const created = await request(`${w.url}${base}api/kernels`, {
-        method: 'POST',
-        body: JSON.stringify({ name: 'python3' }),
-        headers: { ...headers, 'content-type': 'application/json' },
-      });
-      assert.equal(created.status, 201, created.body);
-      const kernel = JSON.parse(created.body) as { id: string };
-      const ws = await openChannels(
-        `${w.url.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
-        headers,
-      );
-      try {
-        return await execute(ws, code, 180_000);
-      } finally {
-        ws.close();
-      }
-    };
+    const runCell = (id: string, code: string) => w.runCell(id, code);
 
     it("a job's results folder and a File Explorer folder linked into a ready session are mounted and readable from the notebook; pause and resume", async () => {
       const align = await completedJob('align', 'mkdir -p "$RUNYARD_RESULTS_DIR" && echo aligned-reads > "$RUNYARD_RESULTS_DIR/out.txt"');
