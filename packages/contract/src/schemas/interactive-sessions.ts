@@ -228,6 +228,8 @@ export const InteractiveSession = Type.Object({
   lastSavedAt: Nullable(IsoTime),
   /** When it was terminated; null before. */
   endedAt: Nullable(IsoTime),
+  /** Runyard's own: the options asked for that have no effect on this server, and why (also at the top of its log). */
+  runyardNotes: Type.Array(Type.String()),
 });
 export type InteractiveSession = Static<typeof InteractiveSession>;
 

@@ -20,6 +20,7 @@ import type { Database } from '../store/schema.js';
 import { seal, unseal } from '../store/secret-box.js';
 import { SILENT_LOG, type SchedulerLog } from './context.js';
 import { restoreHome, saveHome } from './session-home.js';
+import { sessionOptionNotes } from './session-options.js';
 import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
 import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
 import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
@@ -309,12 +310,18 @@ export class SessionRunner {
       // On the local store, the workspace's area (read-only), which its mounts link into.
       readable: await sessionReadable(this.o.config, row.workspace_id),
     };
-    if (row.backend === 'regular') return jupyterTask(input);
+    const made = row.backend === 'regular' ? jupyterTask(input) : commandTask({ ...input, command: this.commandOf(row) });
+    made.task.preamble = [...sessionOptionNotes(row), ...(made.task.preamble ?? [])];
+    return made;
+  }
+
+  /** The operator's command of a session's backend (RUNYARD_SESSION_COMMAND_<BACKEND>), split on white space. */
+  private commandOf(row: SessionRow): string[] {
     const setting = { vscode: 'sessionCommandVscode', rstudio: 'sessionCommandRstudio', spark: 'sessionCommandSpark' }[row.backend] as
       'sessionCommandVscode' | 'sessionCommandRstudio' | 'sessionCommandSpark' | undefined;
     const command = setting ? this.o.config[setting].split(/\s+/).filter(Boolean) : [];
     if (!command.length) throw new Error(`this server runs no ${row.backend} sessions (its command setting is empty).`);
-    return commandTask({ ...input, command });
+    return command;
   }
 
   /** Resolves once the session's UI answers on its socket; rejects when its process ends first or it takes too long. */

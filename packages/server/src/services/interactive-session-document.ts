@@ -8,6 +8,7 @@ import type {
   SessionVisibility,
 } from '@runyard/contract';
 import type { Kysely } from 'kysely';
+import { sessionOptionNotes } from '../scheduler/session-options.js';
 import { totalCostCents, totalRunningSeconds, type SessionRow } from '../scheduler/session-state.js';
 import type { Database } from '../store/schema.js';
 import type { ResolvedSessionItem } from './interactive-session-items.js';
@@ -88,6 +89,7 @@ function toDocument(s: SessionRow, user: Person | undefined, projectName: string
     updatedAt: s.updated_at,
     startedAt: s.run_started_at,
     lastSavedAt: s.last_saved_at,
+    runyardNotes: sessionOptionNotes(s),
     endedAt: s.ended_at,
   };
 }

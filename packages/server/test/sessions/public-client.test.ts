@@ -74,6 +74,11 @@ describe('the public client runs a Jupyter session', { skip: !JUPYTER_INSTALLED 
     assert.equal(created.status, 'scheduled');
     assert.equal(created.resources.instanceType, 'c5.xlarge');
     assert.equal(created.interactiveSessionConfiguration.storageSizeInGb, 500);
+    // What is kept as asked but has no effect here is said, not applied in silence.
+    assert.ok(
+      created.runyardNotes.some((n: string) => /^Runyard: storageSizeInGb \(500\) has no effect here/.test(n)),
+      JSON.stringify(created.runyardNotes),
+    );
 
     const running = await watch(created._id, ['ready']);
     assert.equal(running.interactiveSessionConfiguration.executionPlatform, 'aws');

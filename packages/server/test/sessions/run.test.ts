@@ -46,6 +46,11 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
     const wrote = await runCell(created._id, "open('notes.txt', 'w').write('kept across a pause\\n')\nprint('wrote')");
     assert.equal(wrote.status, 'ok', wrote.stdout);
     const home = sessionDirsOf(w.s.config, created._id).home;
+    // The session's log says first what has no effect here.
+    assert.match(
+      readFileSync(sessionDirsOf(w.s.config, created._id).logFile, 'utf8'),
+      /^Runyard: storageSizeInGb \(500\) has no effect here/,
+    );
     assert.equal(readFileSync(path.join(home, 'notes.txt'), 'utf8'), 'kept across a pause\n');
 
     const paused = await w.abort(created._id, { uploadOnClose: true, forceAbort: false });
