@@ -31,15 +31,19 @@ import type { SessionRow } from './session-state.js';
  * a File Explorer item deleted since fails.
  */
 
-/** One item as the session row keeps it (services/interactive-session-items.ts: ResolvedSessionItem). */
-/** An item of a session, resolved (services/interactive-session-items.ts makes them). */
-export interface SessionItem {
-  given: unknown;
+/** One item as the session row keeps it (data_items_json, fuse_file_systems_json); services/interactive-session-items.ts resolves them. */
+export interface SessionItem<Given = unknown> {
+  /** What the client sent, shown back in the session document. */
+  given: Given;
   kind: 'file' | 'folder';
+  /** Its name under the session's `mounts/`. */
   name: string;
+  /** The File Explorer file or folder, when it is one. */
   itemId: string | null;
+  /** Where it is: bucket (or Azure container) and object key or folder prefix (no trailing slash). */
   bucket: string;
   key: string;
+  /** The Azure storage account, for an Azure blob folder or file. */
   account: string | null;
 }
 
@@ -70,7 +74,7 @@ export function mountPointOf(mountsDir: string, name: string): string {
  * one already keeps it), and every mount of the session is to be applied again (mounting).
  */
 export async function prepareSessionMounts(db: Kysely<Database>, row: SessionRow): Promise<void> {
-  const items = [...parseItems(row.data_items_json), ...parseItems(row.fuse_file_systems_json)];
+  const items = [...parseSessionItems(row.data_items_json), ...parseSessionItems(row.fuse_file_systems_json)];
   const now = new Date().toISOString();
   const have = new Set(
     (await db.selectFrom('session_mounts').select('name').where('session_id', '=', row.id).execute()).map((r) => r.name),
@@ -192,9 +196,10 @@ async function clearDir(dir: string): Promise<void> {
   for (const name of names) await rm(path.join(dir, name), { recursive: true, force: true });
 }
 
-function parseItems(json: string): SessionItem[] {
+/** The items a session row keeps as JSON; none when it is not a list (an entry without a name or bucket is left out). */
+export function parseSessionItems<Given = unknown>(json: string): SessionItem<Given>[] {
   try {
-    const items = JSON.parse(json) as SessionItem[];
+    const items = JSON.parse(json) as SessionItem<Given>[];
     return Array.isArray(items) ? items.filter((i) => i && typeof i.name === 'string' && typeof i.bucket === 'string') : [];
   } catch {
     return [];

@@ -83,6 +83,16 @@ export function totalCostCents(row: Pick<SessionRow, 'run_started_at' | 'cost_ce
   return Math.round((Number(row.cost_cents) + current) * 10_000) / 10_000;
 }
 
+/** A session with no run under way: no process, no UI, no lease, no running cost. */
+export const NO_RUN = {
+  external_id: null,
+  ui_address: null,
+  ui_token_sealed: null,
+  lease_owner: null,
+  lease_expires_at: null,
+  run_started_at: null,
+} as const satisfies SessionUpdate;
+
 /**
  * The columns that end the current run at `nowMs`: its seconds and cost added to the totals, and
  * no run under way. Written with the move that ends it (to aborted or terminated), so that only
@@ -92,12 +102,7 @@ export function endRunSet(row: SessionRow, nowMs: number): SessionUpdate {
   return {
     running_seconds: totalRunningSeconds(row, nowMs),
     cost_cents: totalCostCents(row, nowMs),
-    run_started_at: null,
-    external_id: null,
-    ui_address: null,
-    ui_token_sealed: null,
-    lease_owner: null,
-    lease_expires_at: null,
+    ...NO_RUN,
   };
 }
 

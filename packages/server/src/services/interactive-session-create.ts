@@ -10,6 +10,7 @@ import type { Context } from './context.js';
 import { checkCostLimit, checkShutdownDate, sessionCommand, sessionSizing } from './interactive-session-config.js';
 import { sessionDocument } from './interactive-session-document.js';
 import { resolveSessionItems } from './interactive-session-items.js';
+import { NO_RUN } from '../scheduler/session-state.js';
 
 /** Where a session's home is saved between runs, in its workspace's bucket. */
 export function sessionHome(workspaceId: string, id: string): { bucket: string; prefix: string } {
@@ -96,12 +97,7 @@ export async function createSession(
       request_json: JSON.stringify(body),
       home_bucket: home.bucket,
       home_prefix: home.prefix,
-      external_id: null,
-      ui_address: null,
-      ui_token_sealed: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      run_started_at: null,
+      ...NO_RUN,
       last_saved_at: null,
       archived_at: null,
       created_at: now,

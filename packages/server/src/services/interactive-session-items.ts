@@ -7,6 +7,7 @@ import { canAccess } from '../staging/workspace-access.js';
 import type { FolderRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 import { checkedPath } from './storage-access.js';
+import type { SessionItem } from '../scheduler/session-mounts.js';
 
 /**
  * The files (`dataItems`) and linked folders (`fuseFileSystems`) of a session, checked against
@@ -15,21 +16,8 @@ import { checkedPath } from './storage-access.js';
  * refused (400 for a malformed item, 404 for one the workspace does not have), naming the item.
  */
 
-/** One item as the session row keeps it (data_items_json, fuse_file_systems_json). */
-export interface ResolvedSessionItem {
-  /** What the client sent, shown back in the session document. */
-  given: SessionDataItem;
-  kind: 'file' | 'folder';
-  /** Its name under the session's `mounts/`. */
-  name: string;
-  /** The File Explorer file or folder, when it is one. */
-  itemId: string | null;
-  /** Where it is: bucket (or Azure container) and object key or folder prefix (no trailing slash). */
-  bucket: string;
-  key: string;
-  /** The Azure storage account, for an Azure blob folder or file. */
-  account: string | null;
-}
+/** One item as the session row keeps it, as the client gave it. */
+export type ResolvedSessionItem = SessionItem<SessionDataItem>;
 
 /** A folder whose type cannot be linked (a virtual folder): the mount routes answer it with the reference's own message. */
 export class FolderTypeError extends AppError {

@@ -14,7 +14,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import { mountPointOf, newMountRow } from '../scheduler/session-mounts.js';
+import { mountPointOf, newMountRow, parseSessionItems } from '../scheduler/session-mounts.js';
 import { sessionDirsOf } from '../scheduler/session-runner.js';
 import type { Database, SessionMountTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
@@ -101,9 +101,10 @@ export async function mountItems(
 
   const rows = await db.selectFrom('session_mounts').selectAll().where('session_id', '=', row.id).execute();
   // Items given at creation or resume that have no row yet (they get one when the session next starts).
-  const pending = [...parseItems(row.data_items_json), ...parseItems(row.fuse_file_systems_json)].filter(
-    (p) => !rows.some((r) => r.name === p.name),
-  );
+  const pending = [
+    ...parseSessionItems<SessionDataItem>(row.data_items_json),
+    ...parseSessionItems<SessionDataItem>(row.fuse_file_systems_json),
+  ].filter((p) => !rows.some((r) => r.name === p.name));
   const held = [
     ...rows.map((r) => ({ name: r.name, bucket: r.bucket, key: r.storage_key, status: r.status as SessionMountStatus })),
     ...pending.map((p) => ({ name: p.name, bucket: p.bucket, key: p.key, status: 'mounting' as SessionMountStatus })),
@@ -206,13 +207,4 @@ function mountDocument(r: MountRow, mountsDir: string): SessionMount {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
-}
-
-function parseItems(json: string): ResolvedSessionItem[] {
-  try {
-    const items = JSON.parse(json) as ResolvedSessionItem[];
-    return Array.isArray(items) ? items : [];
-  } catch {
-    return [];
-  }
 }

@@ -2,7 +2,7 @@ import { isoNow, type InteractiveSession, type SessionBackend, type SessionResum
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
-import { moveSession, type SessionUpdate } from '../scheduler/session-state.js';
+import { moveSession, NO_RUN, type SessionUpdate } from '../scheduler/session-state.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { checkCostLimit, checkShutdownDate, sessionCommand, sessionSizing } from './interactive-session-config.js';
@@ -68,12 +68,7 @@ export async function resumeSession(
     stop_reason: null,
     upload_on_close: 1,
     abort_force: 0,
-    external_id: null,
-    ui_address: null,
-    ui_token_sealed: null,
-    lease_owner: null,
-    lease_expires_at: null,
-    run_started_at: null,
+    ...NO_RUN,
   });
   if (!moved) throw new AppError('SESSION_STATE_CONFLICT', `Interactive session ${id} changed while it was being resumed; try again.`);
   return sessionDocument(db, await sessionRow(db, ctx, id));

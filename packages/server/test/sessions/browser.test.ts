@@ -4,7 +4,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium } from 'playwright-core';
 import { sessionDirsOf } from '../../src/scheduler/session-runner.js';
-import { waitFor } from '../scheduler/helpers.js';
 import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
 import { call } from '../wire.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
@@ -29,15 +28,7 @@ describe(
 
     it('opens the notebook from the platform link and runs a cell', async () => {
       const created = await w.session({ backend: 'regular', name: 'in-the-browser' });
-      await waitFor(
-        'the session to be ready',
-        async () => {
-          const doc = (await w.getSession(created._id)).json();
-          assert.notEqual(doc.status, 'aborted', doc.statusMessage);
-          return doc.status === 'ready';
-        },
-        240_000,
-      );
+      await w.until(created._id, ['ready']);
       const linkOf = async () => {
         const r = await call(
           w.s,

@@ -3,8 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { waitFor } from '../scheduler/helpers.js';
-import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
-import { call } from '../wire.js';
+import { request } from '../sessions-runtime/proxy-app.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
 
 /** An operator's command that follows the contract of docs/sessions.md (test/fixtures/bin/session-ui). */
@@ -24,25 +23,8 @@ describe("a session of an operator's command (vscode)", { timeout: 300_000 }, ()
 
   it('reaches ready, answers through the proxy with the words it was given, and is paused with its home saved', async () => {
     const created = await w.session({ backend: 'vscode', name: 'code' });
-    await waitFor(
-      'the session to be ready',
-      async () => {
-        const doc = (await w.getSession(created._id)).json();
-        assert.notEqual(doc.status, 'aborted', doc.statusMessage);
-        return doc.status === 'ready';
-      },
-      120_000,
-    );
-    const link = await call(
-      w.s,
-      'POST',
-      `/api/runyard/interactive-sessions/${created._id}/ui-link?teamId=${w.ws}`,
-      undefined,
-      w.s.admin.apikey,
-    );
-    assert.equal(link.statusCode, 200, link.body);
-    const cookie = cookieOf(await request(`${w.url}${link.json().url}`));
-    const base = `/api/runyard/interactive-sessions/${created._id}/ui/`;
+    await w.until(created._id, ['ready']);
+    const { cookie, base } = await w.open(created._id);
     const page = await request(`${w.url}${base}write/notes.txt`, { headers: { cookie } });
     // The proxy gave it its token; the sandbox gave it its home.
     assert.equal(page.status, 200, page.body);
