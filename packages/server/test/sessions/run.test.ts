@@ -104,7 +104,8 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
   });
 
   it('the reaper stops a session at its auto-shutdown date', async () => {
-    const created = await jupyter({ execution: { computeCostLimit: -1, autoShutdownAtDate: new Date(Date.now() + 4000).toISOString() } });
+    // Far enough ahead that the creation, on a busy machine, still sees it in the future.
+    const created = await jupyter({ execution: { computeCostLimit: -1, autoShutdownAtDate: new Date(Date.now() + 20_000).toISOString() } });
     const stopped = await until(created._id, ['aborted']);
     const row = await w.row(created._id);
     assert.equal(row.stop_reason, 'autoShutdown');
