@@ -14,11 +14,11 @@ import type {
   Workflow,
 } from '@runyard/contract';
 import { setWorkspaceEngine } from './cromwell.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
 
 /** Runyard's own administration routes (/api/runyard/admin/...); the caller must be an admin. */
 export class AdminClient {
-  constructor(private readonly t: Transport) {}
+  constructor(private readonly t: ApiTransport) {}
 
   createUser(body: AdminUserCreateBody): Promise<AdminUser> {
     return this.t.request('POST', '/api/runyard/admin/users', { body });

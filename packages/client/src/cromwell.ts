@@ -1,6 +1,7 @@
-import { ENGINE_ACTIONS, type EngineAction, type EngineDriver, type EngineServer, type EngineToken } from '@runyard/contract';
+import type { EngineAction, EngineDriver, EngineServer, EngineToken } from '@runyard/contract';
 import { RunyardValueError } from './errors.js';
-import type { RequestOptions, Transport } from './transport.js';
+import type { RequestOptions, ApiTransport } from './api-transport.js';
+import { ENGINE_ACTIONS } from '@runyard/contract';
 
 /**
  * The workspace's workflow-engine server (CloudOS's Cromwell routes, seed §4.4). They are sent
@@ -12,12 +13,17 @@ function engineAuth(engineToken: string | null): Pick<RequestOptions, 'bearer'> 
 }
 
 /** get_cromwell_status: `{_id, status, driver, ...}`; `_id` is what a WDL job sends as cromwellCloudResources. */
-export function getCromwellStatus(t: Transport, workspaceId: string, engineToken: string | null): Promise<EngineServer> {
+export function getCromwellStatus(t: ApiTransport, workspaceId: string, engineToken: string | null): Promise<EngineServer> {
   return t.request('GET', '/api/v1/cromwell', { query: { teamId: workspaceId }, ...engineAuth(engineToken) });
 }
 
 /** cromwell_switch: `restart` starts the engine server (CLI `cromwell start`), `stop` stops it; no body. */
-export function cromwellSwitch(t: Transport, workspaceId: string, action: EngineAction, engineToken: string | null): Promise<EngineServer> {
+export function cromwellSwitch(
+  t: ApiTransport,
+  workspaceId: string,
+  action: EngineAction,
+  engineToken: string | null,
+): Promise<EngineServer> {
   if (!(ENGINE_ACTIONS as readonly string[]).includes(action)) {
     return Promise.reject(new RunyardValueError(`The action must be restart or stop, not '${String(action)}'.`));
   }
@@ -39,7 +45,7 @@ export interface WaitForEngineOptions {
  * ends the wait at once.
  */
 export async function waitForCromwell(
-  t: Transport,
+  t: ApiTransport,
   workspaceId: string,
   engineToken: string | null,
   { waitTime = 300, interval = 2, onStatus }: WaitForEngineOptions = {},
@@ -54,16 +60,16 @@ export async function waitForCromwell(
 }
 
 /** The workspace's engine token (a workspace admin or owner). */
-export function showEngineToken(t: Transport, workspaceId: string): Promise<EngineToken> {
+export function showEngineToken(t: ApiTransport, workspaceId: string): Promise<EngineToken> {
   return t.request('GET', '/api/runyard/engine-token', { query: { teamId: workspaceId } });
 }
 
 /** A new engine token for the workspace; the old one stops working at once (a workspace admin or owner). */
-export function rotateEngineToken(t: Transport, workspaceId: string): Promise<EngineToken> {
+export function rotateEngineToken(t: ApiTransport, workspaceId: string): Promise<EngineToken> {
   return t.request('POST', '/api/runyard/engine-token/rotate', { query: { teamId: workspaceId } });
 }
 
 /** The WDL driver (and, for cromwell, the server's URL) of a workspace's engine server, which must be stopped (a platform administrator). */
-export function setWorkspaceEngine(t: Transport, workspaceId: string, driver: EngineDriver, url?: string): Promise<EngineServer> {
+export function setWorkspaceEngine(t: ApiTransport, workspaceId: string, driver: EngineDriver, url?: string): Promise<EngineServer> {
   return t.request('PUT', '/api/runyard/admin/engine', { body: { workspaceId, driver, ...(url !== undefined && { url }) } });
 }

@@ -1,19 +1,18 @@
 // Interactive sessions (seed contract §4.5, wire reference §2.11): create, list, read, resume, pause.
-import http from 'node:http';
-import {
-  MAX_SESSION_PAGE_SIZE,
-  SESSION_STATUSES,
-  type InteractiveSession,
-  type SessionAbortBody,
-  type SessionUiLink,
-  type SessionCreateBody,
-  type SessionListReply,
-  type SessionResumeBody,
-  type SessionStatus,
+import type {
+  InteractiveSession,
+  SessionAbortBody,
+  SessionUiLink,
+  SessionCreateBody,
+  SessionListReply,
+  SessionResumeBody,
+  SessionStatus,
 } from '@runyard/contract';
-import { apiErrorFor, RunyardValueError } from './errors.js';
+import { RunyardValueError } from './errors.js';
+import { errorOfReply } from './api-transport.js';
 import { requireWorkspace } from './jobs-api/types.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
+import { MAX_SESSION_PAGE_SIZE, SESSION_STATUSES } from '@runyard/contract';
 
 /**
  * Status names a caller may filter on, and the wire statuses each stands for: the seed's
@@ -50,7 +49,7 @@ const actionPath = (sessionId: string, action: 'resume' | 'abort') =>
   `/api/v1/interactive-sessions/${encodeURIComponent(sessionId)}/${action}`;
 
 /** create_interactive_session: `POST /api/v1/interactive-sessions?teamId=W`; the new session (scheduled) with its `_id`. */
-export async function createInteractiveSession(t: Transport, teamId: string, payload: SessionCreateBody): Promise<InteractiveSession> {
+export async function createInteractiveSession(t: ApiTransport, teamId: string, payload: SessionCreateBody): Promise<InteractiveSession> {
   requireWorkspace(teamId);
   return t.request<InteractiveSession>('POST', '/api/v1/interactive-sessions', { query: { teamId }, body: payload });
 }
@@ -76,7 +75,7 @@ export interface SessionListResult {
 
 /** get_interactive_session_list: one page of `GET /api/v3/interactive-sessions`, with the public client's checks and parameters. */
 export async function getInteractiveSessionList(
-  t: Transport,
+  t: ApiTransport,
   teamId: string,
   { page = 1, limit = 10, status, ownerOnly = false, includeArchived = false }: SessionListOptions = {},
 ): Promise<SessionListResult> {
@@ -100,7 +99,7 @@ export async function getInteractiveSessionList(
 }
 
 /** The session document of `GET /api/v2/interactive-sessions/{id}` (the public client's session status). */
-export async function getInteractiveSession(t: Transport, sessionId: string, teamId: string): Promise<InteractiveSession> {
+export async function getInteractiveSession(t: ApiTransport, sessionId: string, teamId: string): Promise<InteractiveSession> {
   requireSession(sessionId);
   requireWorkspace(teamId);
   return t.request<InteractiveSession>('GET', `/api/v2/interactive-sessions/${encodeURIComponent(sessionId)}`, { query: { teamId } });
@@ -108,7 +107,7 @@ export async function getInteractiveSession(t: Transport, sessionId: string, tea
 
 /** resume_interactive_session: `PUT .../resume` with optional `dataItems` and `newInteractiveSessionConfiguration`; the updated session. */
 export async function resumeInteractiveSession(
-  t: Transport,
+  t: ApiTransport,
   sessionId: string,
   teamId: string,
   payload: SessionResumeBody = {},
@@ -123,7 +122,7 @@ export async function resumeInteractiveSession(
  * (defaults true and false); answers the HTTP status, 204.
  */
 export async function abortInteractiveSession(
-  t: Transport,
+  t: ApiTransport,
   sessionId: string,
   teamId: string,
   uploadOnClose = true,
@@ -134,11 +133,7 @@ export async function abortInteractiveSession(
   const path = actionPath(sessionId, 'abort');
   const body: SessionAbortBody = { uploadOnClose, forceAbort };
   const res = await t.raw('PUT', path, { query: { teamId }, body });
-  if (res.status >= 400) {
-    const reply = res.body as { message?: unknown; code?: unknown } | undefined;
-    const message = typeof reply?.message === 'string' ? reply.message : (http.STATUS_CODES[res.status] ?? 'Unknown error');
-    throw apiErrorFor(res.status, typeof reply?.code === 'string' ? reply.code : undefined, message, 'PUT', path);
-  }
+  if (res.status >= 400) throw errorOfReply(res.status, res.body, 'PUT', path);
   return res.status;
 }
 
@@ -146,7 +141,7 @@ export async function abortInteractiveSession(
  * A link that opens a ready session's web UI through the platform's proxy: `url` is a path on the
  * platform with a launch token for this person, good for a minute and taken once (for a cookie).
  */
-export async function getInteractiveSessionUiLink(t: Transport, sessionId: string, teamId: string): Promise<SessionUiLink> {
+export async function getInteractiveSessionUiLink(t: ApiTransport, sessionId: string, teamId: string): Promise<SessionUiLink> {
   requireSession(sessionId);
   requireWorkspace(teamId);
   return t.request<SessionUiLink>('POST', `/api/runyard/interactive-sessions/${encodeURIComponent(sessionId)}/ui-link`, {

@@ -1,7 +1,7 @@
 import type { Project, ProjectListReply } from '@runyard/contract';
 import { RunyardValueError } from './errors.js';
 import { toTable, type Table } from './table.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
 
 export interface ProjectListOptions {
   /** Every project, across pages (default true); otherwise the one page asked for. */
@@ -19,13 +19,13 @@ function checkPageSize(name: string, value: number): void {
 }
 
 /** create_project: the new project's id. */
-export async function createProject(t: Transport, workspaceId: string, projectName: string): Promise<string> {
+export async function createProject(t: ApiTransport, workspaceId: string, projectName: string): Promise<string> {
   const p = await t.request<Project>('POST', '/api/v1/projects', { query: { teamId: workspaceId }, body: { name: projectName } });
   return p._id;
 }
 
 /** get_project_id_from_name: the project named exactly `projectName` (its `_id` is the id). */
-export async function getProjectIdFromName(t: Transport, workspaceId: string, projectName: string): Promise<Project> {
+export async function getProjectIdFromName(t: ApiTransport, workspaceId: string, projectName: string): Promise<Project> {
   const reply = await t.request<ProjectListReply>('GET', '/api/v2/projects', { query: { teamId: workspaceId, search: projectName } });
   const match = reply.projects.find((p) => p.name === projectName);
   if (!match) throw new RunyardValueError(`Project '${projectName}' was not found in workspace '${workspaceId}'.`);
@@ -36,7 +36,7 @@ export async function getProjectIdFromName(t: Transport, workspaceId: string, pr
  * get_project_list. With getAll it follows the public client's algorithm: one call for `total`,
  * then a single call of that size when it fits in maxPageSize, otherwise pages of maxPageSize.
  */
-export async function getProjectList(t: Transport, workspaceId: string, options: ProjectListOptions = {}): Promise<Project[]> {
+export async function getProjectList(t: ApiTransport, workspaceId: string, options: ProjectListOptions = {}): Promise<Project[]> {
   const { getAll = true, page = 1, pageSize = 10, maxPageSize = 100 } = options;
   checkPageSize('page_size', pageSize);
   checkPageSize('max_page_size', maxPageSize);

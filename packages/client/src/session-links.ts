@@ -1,16 +1,17 @@
 // Linking folders (and files) into an interactive session (seed contract §4.5, §9; wire reference
 // §2.12): the v2 batch mount with its v1 fallback, the mounts' statuses, waiting for a mount, and
 // linking a job's results, working directory or logs.
-import http from 'node:http';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_SESSION_MOUNTS, type SessionDataItem, type SessionMount, type SessionMountsReply } from '@runyard/contract';
-import { Datasets } from './datasets/datasets.js';
+import type { SessionDataItem, SessionMount, SessionMountsReply } from '@runyard/contract';
+import { FileExplorer } from './datasets/file-explorer.js';
 import { ApiError, apiErrorFor, RunyardError, RunyardValueError } from './errors.js';
 import { getJobLogs } from './job-data/job-logs.js';
 import { getJobResults } from './job-data/job-results.js';
 import { getJobWorkdir } from './job-data/job-workdir.js';
 import { requireWorkspace } from './jobs-api/types.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
+import { sleep } from './sleep.js';
+import { statusText } from './http-status.js';
+import { MAX_SESSION_MOUNTS } from '@runyard/contract';
 
 /** The mount payload of the v2 route: several items, folders and files. */
 export interface MountPayload {
@@ -36,7 +37,7 @@ function messageOf(body: unknown): string | undefined {
  * names a session is a RunyardValueError "Session not found: S"; any other status >= 400 an ApiError
  * (a 404 without "session" means this server has no v2 route: linkFolder then falls back to v1).
  */
-export async function mountFuseFilesystemV2(t: Transport, sessionId: string, teamId: string, payload: MountPayload): Promise<number> {
+export async function mountFuseFilesystemV2(t: ApiTransport, sessionId: string, teamId: string, payload: MountPayload): Promise<number> {
   requireIds(sessionId, teamId);
   const path = mountPath(sessionId, 'v2');
   const res = await t.raw('POST', path, { query: { teamId }, body: payload });
@@ -44,13 +45,7 @@ export async function mountFuseFilesystemV2(t: Transport, sessionId: string, tea
     const message = messageOf(res.body);
     if (res.status === 404 && message?.toLowerCase().includes('session')) throw new RunyardValueError(`Session not found: ${sessionId}`);
     const code = (res.body as { code?: unknown } | undefined)?.code;
-    throw apiErrorFor(
-      res.status,
-      typeof code === 'string' ? code : undefined,
-      message ?? http.STATUS_CODES[res.status] ?? 'Unknown error',
-      'POST',
-      path,
-    );
+    throw apiErrorFor(res.status, typeof code === 'string' ? code : undefined, message ?? statusText(res.status), 'POST', path);
   }
   return res.status;
 }
@@ -61,7 +56,7 @@ export async function mountFuseFilesystemV2(t: Transport, sessionId: string, tea
  * key…", a 404 "Interactive session S not found", any other failure "Failed to get fuse filesystem
  * status: HTTP n", each a RunyardValueError.
  */
-export async function getFuseFilesystemsStatus(t: Transport, sessionId: string, teamId: string): Promise<SessionMount[]> {
+export async function getFuseFilesystemsStatus(t: ApiTransport, sessionId: string, teamId: string): Promise<SessionMount[]> {
   requireIds(sessionId, teamId);
   const path = `/api/v1/interactive-sessions/${encodeURIComponent(sessionId)}/fuse-filesystems`;
   const out: SessionMount[] = [];
@@ -91,7 +86,7 @@ export interface WaitForMountOptions {
  * the mount was never there or did not finish.
  */
 export async function waitForMountCompletion(
-  t: Transport,
+  t: ApiTransport,
   sessionId: string,
   teamId: string,
   mountName: string,
@@ -148,10 +143,15 @@ export interface LinkOptions extends WaitForMountOptions {
   log?: (line: string) => void;
 }
 
-async function linkItems(t: Transport, folders: readonly string[], teamId: string, projectName: string | undefined): Promise<LinkItem[]> {
+async function linkItems(
+  t: ApiTransport,
+  folders: readonly string[],
+  teamId: string,
+  projectName: string | undefined,
+): Promise<LinkItem[]> {
   const items: LinkItem[] = [];
   const seen = new Map<string, string>();
-  let datasets: Promise<Datasets> | undefined;
+  let datasets: Promise<FileExplorer> | undefined;
   for (const path of folders) {
     if (path.startsWith('az://')) {
       throw new RunyardValueError(
@@ -163,7 +163,7 @@ async function linkItems(t: Transport, folders: readonly string[], teamId: strin
       item = { path, type: 'S3', ...parseStoragePath(path) };
     } else {
       if (!projectName) throw new RunyardValueError(`A project name is required to link the File Explorer path '${path}'.`);
-      datasets ??= Datasets.open(t, teamId, projectName);
+      datasets ??= FileExplorer.open(t, teamId, projectName);
       const clean = path.replace(/^\/+|\/+$/g, '');
       const name = clean.split('/').pop() ?? '';
       const d = await datasets;
@@ -207,7 +207,7 @@ function mountFailure(e: ApiError, type: string): RunyardValueError {
 }
 
 /** One folder through the v1 route, with the public client's messages. */
-async function mountV1(t: Transport, item: LinkItem, sessionId: string, teamId: string): Promise<number> {
+async function mountV1(t: ApiTransport, item: LinkItem, sessionId: string, teamId: string): Promise<number> {
   const res = await t.raw('POST', mountPath(sessionId, 'v1'), { query: { teamId }, body: { dataItem: item.dataItem } });
   if (res.status < 400) return res.status;
   const message = messageOf(res.body);
@@ -230,7 +230,7 @@ async function mountV1(t: Transport, item: LinkItem, sessionId: string, teamId: 
  * prints them). Refusals are RunyardValueErrors with the public client's messages.
  */
 export async function linkFoldersBatch(
-  t: Transport,
+  t: ApiTransport,
   folders: readonly string[],
   sessionId: string,
   teamId: string,
@@ -295,7 +295,13 @@ export async function linkFoldersBatch(
 }
 
 /** link_folder: one folder (or file), as linkFoldersBatch. */
-export function linkFolder(t: Transport, folder: string, sessionId: string, teamId: string, options: LinkOptions = {}): Promise<boolean> {
+export function linkFolder(
+  t: ApiTransport,
+  folder: string,
+  sessionId: string,
+  teamId: string,
+  options: LinkOptions = {},
+): Promise<boolean> {
   return linkFoldersBatch(t, [folder], sessionId, teamId, options);
 }
 
@@ -328,7 +334,7 @@ const WHAT: Record<JobFolder, { label: string; short: string }> = {
  * deleted, a refused link): the result says what happened.
  */
 export async function linkJobFolder(
-  t: Transport,
+  t: ApiTransport,
   which: JobFolder,
   jobId: string,
   workspaceId: string,

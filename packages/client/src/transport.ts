@@ -1,27 +1,23 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { apiErrorFor, RunyardValueError, TransportError } from './errors.js';
+import {
+  encodeQuery,
+  errorOfReply,
+  joinPath,
+  parseReply,
+  type ApiTransport,
+  type Query,
+  type RawResponse,
+  type RequestOptions,
+  type StreamOptions,
+} from './api-transport.js';
+import { RunyardValueError, TransportError } from './errors.js';
+
+export { encodeQuery, type Query, type QueryValue, type RawResponse, type RequestOptions } from './api-transport.js';
 
 /** `true` verifies TLS with the system CAs, `false` does not verify, a string is a CA certificate file. */
 export type Verify = boolean | string;
-
-export type QueryValue = string | number | boolean | null | undefined | Array<string | number | boolean>;
-export type Query = Record<string, QueryValue>;
-
-export interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-  headers?: Record<string, string>;
-  /** Sends `Authorization: Bearer <token>` instead of the apikey header (the workflow-engine routes). */
-  bearer?: string;
-}
-
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: unknown;
-}
 
 export interface TransportOptions {
   platformUrl: string;
@@ -31,22 +27,11 @@ export interface TransportOptions {
   timeoutMs?: number;
 }
 
-/** Builds `?a=1&b=x&b=y`: arrays become repeated keys; undefined and null are left out. */
-export function encodeQuery(query: Query = {}): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined || value === null) continue;
-    for (const v of Array.isArray(value) ? value : [value]) params.append(key, String(v));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : '';
-}
-
 /**
  * HTTP with the API key in the `apikey` header. The base URL may carry a path prefix and a
  * trailing slash; any status >= 400 becomes a typed ApiError with the server's message.
  */
-export class Transport {
+export class Transport implements ApiTransport {
   readonly baseUrl: URL;
   /** The base URL's path prefix without a trailing slash ('' when none). */
   readonly basePath: string;
@@ -78,19 +63,13 @@ export class Transport {
   /** Sends a request and returns the parsed JSON body; throws ApiError for status >= 400. */
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     const res = await this.raw(method, path, options);
-    if (res.status >= 400) {
-      const body = res.body as { message?: unknown; code?: unknown } | undefined;
-      const message = typeof body?.message === 'string' ? body.message : (http.STATUS_CODES[res.status] ?? 'Unknown error');
-      throw apiErrorFor(res.status, typeof body?.code === 'string' ? body.code : undefined, message, method, path);
-    }
+    if (res.status >= 400) throw errorOfReply(res.status, res.body, method, path);
     return res.body as T;
   }
 
   /** Sends a request and returns status, headers and parsed body whatever the status. */
   raw(method: string, path: string, { query, body, headers, bearer }: RequestOptions = {}): Promise<RawResponse> {
-    const url = new URL(this.baseUrl.toString());
-    url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
-    url.search = encodeQuery(query);
+    const url = this.#url(path, query);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
@@ -111,18 +90,9 @@ export class Transport {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('error', (e) => reject(new TransportError(`Reading the reply of ${method} ${path} failed: ${e.message}`, e)));
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let parsed: unknown = undefined;
-            if (text) {
-              try {
-                parsed = JSON.parse(text);
-              } catch {
-                parsed = text;
-              }
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed });
-          });
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parseReply(Buffer.concat(chunks).toString('utf8')) }),
+          );
         },
       );
       req.on('timeout', () => req.destroy(new Error(`timed out after ${this.#timeoutMs} ms`)));
@@ -136,13 +106,8 @@ export class Transport {
    * status is below 400, to be read as it comes; a status >= 400 is read whole and thrown as ApiError.
    * Aborting `signal` ends the request.
    */
-  stream(
-    path: string,
-    { query, signal, headers }: { query?: Query; signal?: AbortSignal; headers?: Record<string, string> } = {},
-  ): Promise<http.IncomingMessage> {
-    const url = new URL(this.baseUrl.toString());
-    url.pathname = `${this.basePath}${path.startsWith('/') ? path : `/${path}`}`;
-    url.search = encodeQuery(query);
+  stream(path: string, { query, signal, headers }: StreamOptions = {}): Promise<http.IncomingMessage> {
+    const url = this.#url(path, query);
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = lib.request(url, {
@@ -155,21 +120,18 @@ export class Transport {
         if ((res.statusCode ?? 0) < 400) return resolve(res);
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          let body: { message?: unknown; code?: unknown } | undefined;
-          try {
-            body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
-          } catch {
-            body = undefined;
-          }
-          const status = res.statusCode ?? 0;
-          const message = typeof body?.message === 'string' ? body.message : (http.STATUS_CODES[status] ?? 'Unknown error');
-          reject(apiErrorFor(status, typeof body?.code === 'string' ? body.code : undefined, message, 'GET', path));
-        });
+        res.on('end', () => reject(errorOfReply(res.statusCode ?? 0, parseReply(Buffer.concat(chunks).toString('utf8')), 'GET', path)));
       });
       req.on('error', (e) => reject(new TransportError(`Could not reach ${this.baseUrl.origin}: ${e.message}`, e)));
       req.end();
     });
+  }
+
+  #url(path: string, query: Query | undefined): URL {
+    const url = new URL(this.baseUrl.toString());
+    url.pathname = joinPath(this.basePath, path);
+    url.search = encodeQuery(query);
+    return url;
   }
 
   /** Frees pooled connections so a short-lived process can exit at once. */

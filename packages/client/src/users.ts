@@ -1,14 +1,14 @@
 import type { UserMe, UserSearchReply } from '@runyard/contract';
 import { ApiError, RunyardValueError } from './errors.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
 
 /** get_user_info: the calling user (GET /api/v1/users/me, no workspace). */
-export function getUserInfo(t: Transport): Promise<UserMe> {
+export function getUserInfo(t: ApiTransport): Promise<UserMe> {
   return t.request<UserMe>('GET', '/api/v1/users/me');
 }
 
 /** resolve_user_id: the id of the workspace member whose username, name or "name surname" is `filterOwner`. */
-export async function resolveUserId(t: Transport, filterOwner: string, workspaceId: string): Promise<string> {
+export async function resolveUserId(t: ApiTransport, filterOwner: string, workspaceId: string): Promise<string> {
   let reply: UserSearchReply;
   try {
     reply = await t.request<UserSearchReply>('GET', '/api/v1/users/search-assist', { query: { q: filterOwner, teamId: workspaceId } });
@@ -32,7 +32,7 @@ export interface DockerRegistryAccount {
 
 /** Links (or replaces) the caller's account at a docker registry: `PUT /api/runyard/users/me/docker-registries`. */
 export function linkDockerRegistry(
-  t: Transport,
+  t: ApiTransport,
   account: { registry: string; username: string; password: string },
 ): Promise<DockerRegistryAccount> {
   if (!account.password) throw new RunyardValueError('A password (or access token) is required.');
@@ -40,6 +40,6 @@ export function linkDockerRegistry(
 }
 
 /** Unlinks the caller's account at a docker registry. */
-export async function unlinkDockerRegistry(t: Transport, registry: string): Promise<void> {
+export async function unlinkDockerRegistry(t: ApiTransport, registry: string): Promise<void> {
   await t.request('DELETE', '/api/runyard/users/me/docker-registries', { query: { registry } });
 }

@@ -1,7 +1,8 @@
-import { MODULE_GROUPS, type BranchesReply, type PublicRepoReply, type Workflow, type WorkflowListReply } from '@runyard/contract';
+import type { BranchesReply, PublicRepoReply, Workflow, WorkflowListReply } from '@runyard/contract';
 import { RunyardValueError } from './errors.js';
 import { toTable, type Table } from './table.js';
-import type { Transport } from './transport.js';
+import type { ApiTransport } from './api-transport.js';
+import { MODULE_GROUPS } from '@runyard/contract';
 
 export interface WorkflowListOptions {
   getAll?: boolean;
@@ -19,7 +20,7 @@ function checkPageSize(name: string, value: number): void {
 }
 
 /** get_workflow_list: the public client's count-then-fetch algorithm. */
-export async function getWorkflowList(t: Transport, workspaceId: string, options: WorkflowListOptions = {}): Promise<Workflow[]> {
+export async function getWorkflowList(t: ApiTransport, workspaceId: string, options: WorkflowListOptions = {}): Promise<Workflow[]> {
   const { getAll = true, page = 1, pageSize = 10, maxPageSize = 100, archivedStatus = false } = options;
   checkPageSize('page_size', pageSize);
   checkPageSize('max_page_size', maxPageSize);
@@ -42,7 +43,7 @@ export async function getWorkflowList(t: Transport, workspaceId: string, options
 }
 
 /** get_workflow_max_pagination: how many workflows the name search matches (0 is an error). */
-export async function getWorkflowMaxPagination(t: Transport, workspaceId: string, workflowName: string): Promise<number> {
+export async function getWorkflowMaxPagination(t: ApiTransport, workspaceId: string, workflowName: string): Promise<number> {
   const r = await t.request<WorkflowListReply>('GET', '/api/v3/workflows', { query: { teamId: workspaceId, search: workflowName } });
   const count = r.paginationMetadata['Pagination-Count'];
   if (!count) throw new RunyardValueError(`No workflow found with name "${workflowName}" in workspace "${workspaceId}".`);
@@ -50,7 +51,7 @@ export async function getWorkflowMaxPagination(t: Transport, workspaceId: string
 }
 
 /** Every workflow the name search returns: the count, then one call of that size (or pages). */
-async function searchWorkflows(t: Transport, workspaceId: string, workflowName: string, maxPageSize: number): Promise<Workflow[]> {
+async function searchWorkflows(t: ApiTransport, workspaceId: string, workflowName: string, maxPageSize: number): Promise<Workflow[]> {
   const count = await getWorkflowMaxPagination(t, workspaceId, workflowName);
   if (count <= maxPageSize) {
     return (
@@ -87,7 +88,7 @@ function pickOne(matches: Workflow[], workflowName: string, last: boolean): Work
 
 /** get_workflow_content: the workflow named exactly `workflowName`. */
 export async function getWorkflowContent(
-  t: Transport,
+  t: ApiTransport,
   workspaceId: string,
   workflowName: string,
   { last = false, maxPageSize = 100 }: { last?: boolean; maxPageSize?: number } = {},
@@ -104,7 +105,7 @@ export async function getWorkflowContent(
 
 /** workflow_content_query: one field of the named workflow (dotted paths such as `repository.url` allowed). */
 export async function workflowContentQuery(
-  t: Transport,
+  t: ApiTransport,
   workspaceId: string,
   workflowName: string,
   query = 'workflowType',
@@ -121,12 +122,12 @@ export async function workflowContentQuery(
   return value;
 }
 
-export async function detectWorkflow(t: Transport, workflowName: string, workspaceId: string, last = false): Promise<string> {
+export async function detectWorkflow(t: ApiTransport, workflowName: string, workspaceId: string, last = false): Promise<string> {
   return String(await workflowContentQuery(t, workspaceId, workflowName, 'workflowType', last));
 }
 
 /** is_module: true for a platform module (its group is one of the module groups). */
-export async function isModule(t: Transport, workflowName: string, workspaceId: string, last = false): Promise<boolean> {
+export async function isModule(t: ApiTransport, workflowName: string, workspaceId: string, last = false): Promise<boolean> {
   const group = await workflowContentQuery(t, workspaceId, workflowName, 'group', last);
   return (MODULE_GROUPS as readonly string[]).includes(String(group));
 }
@@ -144,7 +145,7 @@ export interface WorkflowIdLookup {
  * fetch id by name for workflows: a docker workflow of that name wins; otherwise the platform
  * must match (default github), and the main and imports files when given. Archived ones never match.
  */
-export async function fetchWorkflowId(t: Transport, lookup: WorkflowIdLookup): Promise<string> {
+export async function fetchWorkflowId(t: ApiTransport, lookup: WorkflowIdLookup): Promise<string> {
   const { workspaceId, name, mainfile, importsfile, repositoryPlatform = 'github', last = false } = lookup;
   const all = (await searchWorkflows(t, workspaceId, name, 100)).filter((w) => w.name === name && !w.archived.status);
   const docker = all.find((w) => w.workflowType === 'docker');
@@ -191,7 +192,7 @@ export interface BranchOptions {
 }
 
 /** get_branches: every page until `total` branches are fetched (or a page comes back empty). */
-export async function getBranches(t: Transport, workspaceId: string, o: BranchOptions): Promise<BranchesReply> {
+export async function getBranches(t: ApiTransport, workspaceId: string, o: BranchOptions): Promise<BranchesReply> {
   const { strategy = 'github', branchName = '', limit = 100 } = o;
   let page = o.page ?? 1;
   const branches: BranchesReply['branches'] = [];
@@ -252,7 +253,7 @@ export interface ImportOptions {
 }
 
 /** The CLI's import: getPublicRepo, then getWorkflowConfig for the main file, then POST /api/v2/workflows. */
-export async function importWorkflow(t: Transport, workspaceId: string, o: ImportOptions): Promise<string> {
+export async function importWorkflow(t: ApiTransport, workspaceId: string, o: ImportOptions): Promise<string> {
   const platform = o.repositoryPlatform ?? 'github';
   const { host, owner, repo } = parseRepositoryUrl(o.workflowUrl, platform);
   const info = await t.request<PublicRepoReply>('GET', `/api/v1/git/${platform}/getPublicRepo`, {
@@ -306,7 +307,7 @@ export interface LegacyImportOptions {
 }
 
 /** workflow_import: the legacy library call, POST /api/v1/workflows (github and bitbucket URLs only). */
-export async function workflowImport(t: Transport, workspaceId: string, o: LegacyImportOptions): Promise<string> {
+export async function workflowImport(t: ApiTransport, workspaceId: string, o: LegacyImportOptions): Promise<string> {
   const host = new URL(o.workflowUrl).hostname.toLowerCase();
   const platform = host === 'github.com' ? 'github' : host === 'bitbucket.org' ? 'bitbucketServer' : null;
   if (!platform) throw new RunyardValueError(`Only github.com and bitbucket.org URLs can be imported this way, not "${host}".`);
@@ -337,7 +338,7 @@ export async function workflowImport(t: Transport, workspaceId: string, o: Legac
   return (await t.request<{ _id: string }>('POST', '/api/v1/workflows', { query: { teamId: workspaceId }, body }))._id;
 }
 
-export function archiveWorkflow(t: Transport, workspaceId: string, workflowId: string, archived: boolean): Promise<Workflow> {
+export function archiveWorkflow(t: ApiTransport, workspaceId: string, workflowId: string, archived: boolean): Promise<Workflow> {
   return t.request('PUT', `/api/runyard/workflows/${encodeURIComponent(workflowId)}/${archived ? 'archive' : 'unarchive'}`, {
     query: { teamId: workspaceId },
   });

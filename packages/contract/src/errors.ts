@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   UNAUTHENTICATED: { status: 401, message: 'A valid API key is required in the apikey header.' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
   ADMIN_REQUIRED: { status: 403, message: 'Only an administrator can do this.' },
+  CSRF_FAILED: { status: 403, message: "This request needs the dashboard's CSRF token (x-runyard-csrf header)." },
   TEAM_ID_REQUIRED: { status: 400, message: 'The query parameter teamId is required.' },
   WORKSPACE_NOT_FOUND: { status: 404, message: 'Workspace not found.' },
   WORKSPACE_NAME_TAKEN: { status: 409, message: 'A workspace with this name already exists.' },

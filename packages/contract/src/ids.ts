@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
-
 // ObjectId-style ids: 4-byte seconds timestamp, 5 random bytes fixed per process, 3-byte counter.
-const processRandom = randomBytes(5).toString('hex');
-let counter = randomBytes(3).readUIntBE(0, 3);
+// Web Crypto (global in Node 20 and in browsers): the contract loads in the dashboard's bundle too.
+const randomHex = (bytes: number) =>
+  Array.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+const processRandom = randomHex(5);
+let counter = parseInt(randomHex(3), 16);
 
 export const OBJECT_ID_PATTERN = '^[0-9a-f]{24}$';
 const objectIdRegex = new RegExp(OBJECT_ID_PATTERN);

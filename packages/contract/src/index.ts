@@ -6,6 +6,7 @@ export * from './route-roles.js';
 export * from './openapi.js';
 export * from './schemas/common.js';
 export * from './schemas/user.js';
+export * from './schemas/auth.js';
 export * from './schemas/project.js';
 export * from './schemas/admin.js';
 export * from './schemas/workflow.js';

@@ -26,6 +26,10 @@ export const ANY_JOB_ROLE: Role = 'admin';
 export const ROUTE_ROLES = {
   health: 'public',
   openapi: 'public',
+  // The dashboard's sign-in: login takes an API key in its body, session and logout the session cookie (checked by the handlers).
+  authLogin: 'public',
+  authSession: 'public',
+  authLogout: 'public',
   userMe: 'user',
   dockerRegistryPut: 'user',
   dockerRegistryDelete: 'user',

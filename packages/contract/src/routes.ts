@@ -1,5 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import * as admin from './schemas/admin.js';
+import * as auth from './schemas/auth.js';
 import * as costs from './schemas/costs.js';
 import * as cromwell from './schemas/cromwell.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
@@ -63,6 +64,37 @@ export const ROUTES = {
     workspace: false,
     own: true,
     status: 200,
+  }),
+  authLogin: route({
+    method: 'POST',
+    path: '/api/runyard/auth/login',
+    summary:
+      "The dashboard's sign-in: exchanges an API key for a session cookie (runyard_session: HttpOnly, SameSite=Strict) and its CSRF token",
+    auth: 'none',
+    workspace: false,
+    own: true,
+    status: 200,
+    body: auth.AuthLoginBody,
+    response: auth.AuthSession,
+  }),
+  authSession: route({
+    method: 'GET',
+    path: '/api/runyard/auth/session',
+    summary: "The dashboard's session of the runyard_session cookie (user, CSRF token, end); 401 without one",
+    auth: 'none',
+    workspace: false,
+    own: true,
+    status: 200,
+    response: auth.AuthSession,
+  }),
+  authLogout: route({
+    method: 'POST',
+    path: '/api/runyard/auth/logout',
+    summary: "Ends the dashboard's session and clears its cookie (with the session's x-runyard-csrf header)",
+    auth: 'none',
+    workspace: false,
+    own: true,
+    status: 204,
   }),
   userMe: route({
     method: 'GET',

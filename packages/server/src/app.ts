@@ -9,7 +9,10 @@ import { registerSessionProxy } from './http/session-proxy.js';
 import { SessionUiTokens } from './http/session-ui-token.js';
 import { RequestLogController, requestSerializers } from './http/request-log.js';
 import { registerTextGuard } from './http/text-guard.js';
+import { registerWebApp } from './http/web-app.js';
+import { secureCookies } from './http/web-auth.js';
 import { adminHandlers } from './routes/admin.js';
+import { authHandlers } from './routes/auth.js';
 import { costHandlers } from './routes/costs.js';
 import { cromwellHandlers } from './routes/cromwell.js';
 import { datasetHandlers, registerUploadBodyParser } from './routes/datasets.js';
@@ -53,7 +56,21 @@ export async function buildApp(
     logger: {
       level: config.logLevel,
       // Credentials never reach a log line, whatever a serializer decides to include.
-      redact: { paths: ['req.headers.apikey', 'req.headers.authorization', 'apikey', '*.apikey'], censor: '[redacted]' },
+      // The dashboard's session cookie and CSRF token too (web-auth.ts), and the API key of its sign-in body.
+      redact: {
+        paths: [
+          'req.headers.apikey',
+          'req.headers.authorization',
+          'req.headers.cookie',
+          'req.headers["x-runyard-csrf"]',
+          'res.headers["set-cookie"]',
+          'apikey',
+          '*.apikey',
+          'body.apikey',
+          '*.body.apikey',
+        ],
+        censor: '[redacted]',
+      },
       serializers: requestSerializers,
       ...(logStream && { stream: logStream }),
     },
@@ -88,8 +105,10 @@ export async function buildApp(
   registerTextGuard(app);
   registerErrorHandler(app);
   registerHomePage(app, VERSION);
+  await registerWebApp(app, config.webDir);
   registerRoutes(app, deps, {
     ...systemHandlers,
+    ...authHandlers,
     ...userHandlers,
     ...projectHandlers,
     ...adminHandlers,
@@ -107,7 +126,7 @@ export async function buildApp(
   registerSessionProxy(app, {
     tokens: sessionUi,
     resolve: (sessionId, userId) => sessionUpstream(store.db, config, sessionId, userId),
-    secureCookies: Boolean(config.tlsCertFile) || config.publicUrl.startsWith('https:'),
+    secureCookies: secureCookies(config),
     // Behind a reverse proxy the browser's Origin is the public URL's.
     ...(config.publicUrl && { allowedOrigins: [new URL(config.publicUrl).origin] }),
   });

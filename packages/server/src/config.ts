@@ -79,6 +79,18 @@ export const CONFIG_KEYS = {
     default: '',
     doc: "File of the server's 32-byte key that seals secrets kept in the database (users' docker registry passwords); made (0600) on first use. Empty: <dataDir>/secret.key. Every process on the same database needs the same file.",
   },
+  webDir: {
+    env: 'RUNYARD_WEB_DIR',
+    schema: Type.String(),
+    default: '',
+    doc: 'Directory of the built dashboard, served at /app/ (its index.html for every client-side route). Empty: packages/web/dist of the checkout the server runs from (`npm run build` makes it).',
+  },
+  webSessionHours: {
+    env: 'RUNYARD_WEB_SESSION_HOURS',
+    schema: Type.Number({ exclusiveMinimum: 0, maximum: 8760 }),
+    default: 12,
+    doc: 'Hours a dashboard sign-in lasts: the session cookie (runyard_session) and its row end then, and the person signs in again with an API key.',
+  },
   apiThreadNice: {
     env: 'RUNYARD_API_THREAD_NICE',
     schema: Type.Integer({ minimum: 0, maximum: 19 }),
@@ -425,7 +437,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
-  for (const key of ['cromwellJar', 'cromwellConfigFile'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
+  for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   if (!out.wdlEngine) out.wdlEngine = defaultWdlEngine(out.taskPath as string);

@@ -1,7 +1,7 @@
 // find_cloud (wire reference §2.5): which cloud a job's data is in, told by its `logs` location;
 // and the link-ready URLs of keys in it.
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { NoCloudForWorkspaceError } from './errors.js';
 import type { CloudMeta, CloudName, CloudStorageKeys, StorageLocation } from './types.js';
 
@@ -20,7 +20,7 @@ const AZURE_KEYS: CloudStorageKeys = { container: 'blobContainerName', prefix: '
  * else asks `GET /api/v1/cloud/azure?teamId=W`, whose non-empty answer means Azure. An empty answer
  * is a NoCloudForWorkspaceError.
  */
-export async function findCloud(t: Transport, workspaceId: string, location: StorageLocation | null | undefined): Promise<FoundCloud> {
+export async function findCloud(t: ApiTransport, workspaceId: string, location: StorageLocation | null | undefined): Promise<FoundCloud> {
   if (location && typeof location === 'object' && 's3BucketName' in location) return { cloudName: 'aws', cloudMeta: {}, keys: AWS_KEYS };
   const meta = await t.request<CloudMeta | null>('GET', '/api/v1/cloud/azure', { query: { teamId: workspaceId } });
   if (meta && typeof meta === 'object' && Object.keys(meta).length > 0) return { cloudName: 'azure', cloudMeta: meta, keys: AZURE_KEYS };

@@ -2,7 +2,7 @@
 // results or work directory.
 import { apiErrorFor, ApiError, RunyardValueError } from '../errors.js';
 import { jobPath } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 
 export type JobDataMode = 'analysisResults' | 'workDirectory';
 export const JOB_DATA_MODES: readonly JobDataMode[] = ['analysisResults', 'workDirectory'];
@@ -40,7 +40,7 @@ function refusal(status: number, mode: JobDataMode, jobId: string): string | und
  * AuthenticationError, 403 ForbiddenError, 404 NotFoundError, 409 ConflictError) whose message is
  * the public client's for that status (for 404 the server's own) followed by the server's.
  */
-export async function deleteJobResults(t: Transport, jobId: string, mode: JobDataMode, workspaceId: string): Promise<JobDataDeletion> {
+export async function deleteJobResults(t: ApiTransport, jobId: string, mode: JobDataMode, workspaceId: string): Promise<JobDataDeletion> {
   if (!JOB_DATA_MODES.includes(mode)) {
     throw new RunyardValueError(`Invalid mode '${String(mode)}'. Supported modes are 'analysisResults' and 'workDirectory'.`);
   }

@@ -1,9 +1,9 @@
 // get_results_deletion_status and get_workdir_deletion_status (seed contract §2.7, wire reference §2.1).
-import { Datasets } from '../datasets/datasets.js';
+import { FileExplorer } from '../datasets/file-explorer.js';
 import { RunyardValueError } from '../errors.js';
 import { getJobStatus } from '../jobs-api/job-read.js';
 import { requireWorkspace } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { getFolderDeletionStatus, getFolderItemsDeletionStatus } from './folder-status.js';
 import type { JobFolderRef } from './types.js';
 
@@ -34,7 +34,7 @@ export interface WorkdirDeletionStatus {
  * (`GET /api/v1/datasets/{id}/items?status…×5`), and there the folder or file whose name holds the
  * job id. Who deleted it comes from the job's `analysisResults.deletedBy`.
  */
-export async function getResultsDeletionStatus(t: Transport, jobId: string, workspaceId: string): Promise<ResultsDeletionStatus> {
+export async function getResultsDeletionStatus(t: ApiTransport, jobId: string, workspaceId: string): Promise<ResultsDeletionStatus> {
   requireWorkspace(workspaceId);
   const job = await getJobStatus(t, jobId, workspaceId);
   const jobName = job.name ?? jobId;
@@ -42,7 +42,7 @@ export async function getResultsDeletionStatus(t: Transport, jobId: string, work
   const project = job.project as { _id?: string; name?: string } | null | undefined;
   if (!project) throw new RunyardValueError(`Could not find project for job '${jobId}'`);
   if (!project._id || !project.name) throw new RunyardValueError(`Could not extract project information from job '${jobId}'`);
-  const ds = await Datasets.open(t, workspaceId, project.name);
+  const ds = await FileExplorer.open(t, workspaceId, project.name);
   let top;
   try {
     top = await ds.listProjectContent();
@@ -80,7 +80,7 @@ export async function getResultsDeletionStatus(t: Transport, jobId: string, work
  * `resumeWorkDir`), and that folder with its status (`GET /api/v1/folders/?id&status…×5`). Who
  * deleted it comes from the job's `workDirectory.deletedBy`.
  */
-export async function getWorkdirDeletionStatus(t: Transport, jobId: string, workspaceId: string): Promise<WorkdirDeletionStatus> {
+export async function getWorkdirDeletionStatus(t: ApiTransport, jobId: string, workspaceId: string): Promise<WorkdirDeletionStatus> {
   requireWorkspace(workspaceId);
   const job = await getJobStatus(t, jobId, workspaceId);
   const jobName = job.name ?? jobId;

@@ -2,14 +2,14 @@
 // the folders resource, the items of a folder through the datasets resource, and what a status means
 // for a job's results or work directory.
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { DELETION_STATUSES, type FolderItemsStatus, type FolderRecord, type JobFolderRef } from './types.js';
 
 /**
  * get_folder_deletion_status: `GET /api/v1/folders/?id=F&status=ready&status=deleted&status=deleting&status=scheduledForDeletion&status=failedToDelete&teamId=W`.
  * The folder as a one-element array with its `status` (an empty array when there is none).
  */
-export async function getFolderDeletionStatus(t: Transport, folderId: string, workspaceId: string): Promise<FolderRecord[]> {
+export async function getFolderDeletionStatus(t: ApiTransport, folderId: string, workspaceId: string): Promise<FolderRecord[]> {
   if (!folderId) throw new RunyardValueError('A folder id is required.');
   return t.request<FolderRecord[]>('GET', '/api/v1/folders/', {
     query: { id: folderId, status: [...DELETION_STATUSES], teamId: workspaceId },
@@ -17,7 +17,7 @@ export async function getFolderDeletionStatus(t: Transport, folderId: string, wo
 }
 
 /** get_folder_items_deletion_status: `GET /api/v1/datasets/{F}/items?status=…×5&teamId=W`: folders and files with their status. */
-export async function getFolderItemsDeletionStatus(t: Transport, folderId: string, workspaceId: string): Promise<FolderItemsStatus> {
+export async function getFolderItemsDeletionStatus(t: ApiTransport, folderId: string, workspaceId: string): Promise<FolderItemsStatus> {
   if (!folderId) throw new RunyardValueError('A folder id is required.');
   return t.request<FolderItemsStatus>('GET', `/api/v1/datasets/${encodeURIComponent(folderId)}/items`, {
     query: { status: [...DELETION_STATUSES], teamId: workspaceId },
@@ -49,7 +49,7 @@ const MESSAGES: Record<FolderRole, Record<string, string>> = {
  * `[0].status`; with no folder in the answer (or a failed request), `scheduledForDeletion` when
  * the job names who deleted it, otherwise undefined (no status).
  */
-export async function jobFolderStatus(t: Transport, ref: JobFolderRef, workspaceId: string): Promise<string | undefined> {
+export async function jobFolderStatus(t: ApiTransport, ref: JobFolderRef, workspaceId: string): Promise<string | undefined> {
   try {
     const folders = await getFolderDeletionStatus(t, String(ref.folderId), workspaceId);
     if (Array.isArray(folders) && folders.length > 0) return folders[0].status;

@@ -2,13 +2,13 @@
 import { RunyardValueError } from '../errors.js';
 import { getJobStatus } from '../jobs-api/job-read.js';
 import { requireWorkspace, type JobDocument } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 
 /** Statuses in which a job has written nothing yet (the public client's two, and Runyard's `queued`). */
 const NOT_STARTED = ['queued', 'initializing', 'scheduled'];
 
 /** The job document of a job of this workspace; another workspace's job is a RunyardValueError. */
-export async function jobOfWorkspace(t: Transport, jobId: string, workspaceId: string): Promise<JobDocument> {
+export async function jobOfWorkspace(t: ApiTransport, jobId: string, workspaceId: string): Promise<JobDocument> {
   requireWorkspace(workspaceId);
   const job = await getJobStatus(t, jobId, workspaceId);
   assertSameWorkspace(job, workspaceId);

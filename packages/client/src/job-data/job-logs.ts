@@ -1,6 +1,6 @@
 // get_job_logs (seed contract §4.1, wire reference §2.1): a job's log files and their URLs.
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { containerAndPrefix, findCloud, storageUrl } from './cloud.js';
 import { assertStarted, jobOfWorkspace } from './job-access.js';
 import { getStorageContents } from './storage-contents.js';
@@ -17,7 +17,7 @@ export const LOG_DISPLAY_NAMES: Readonly<Record<string, string>> = {
  * `GET /api/v1/jobs/{J}`, then (Azure only) `GET /api/v1/cloud/azure`, then one listing of the job's
  * `logs` prefix. Every file there, by display name, with its `s3://` or `az://` URL.
  */
-export async function getJobLogs(t: Transport, jobId: string, workspaceId: string): Promise<Record<string, string>> {
+export async function getJobLogs(t: ApiTransport, jobId: string, workspaceId: string): Promise<Record<string, string>> {
   const { cloud, container, prefix } = await logsLocation(t, jobId, workspaceId);
   const contents = await getStorageContents(t, cloud.cloudName, cloud.cloudMeta, container, prefix, workspaceId);
   const out: Record<string, string> = {};
@@ -29,7 +29,7 @@ export async function getJobLogs(t: Transport, jobId: string, workspaceId: strin
 }
 
 /** Where a started job's logs are. */
-async function logsLocation(t: Transport, jobId: string, workspaceId: string) {
+async function logsLocation(t: ApiTransport, jobId: string, workspaceId: string) {
   const job = await jobOfWorkspace(t, jobId, workspaceId);
   assertStarted(job, 'Logs');
   if (!('logs' in job) || !job.logs) throw new RunyardValueError('Logs are not available.');
@@ -39,7 +39,7 @@ async function logsLocation(t: Transport, jobId: string, workspaceId: string) {
 }
 
 /** The folder of a job's logs, as a storage URL (`s3://bucket/prefix`, `az://...`): what `job logs --download` fetches. */
-export async function getJobLogsFolder(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+export async function getJobLogsFolder(t: ApiTransport, jobId: string, workspaceId: string): Promise<string> {
   const { cloud, container, prefix } = await logsLocation(t, jobId, workspaceId);
   return storageUrl(cloud, container, prefix, workspaceId);
 }

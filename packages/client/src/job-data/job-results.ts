@@ -2,7 +2,7 @@
 import { RunyardValueError } from '../errors.js';
 import { getJobStatus } from '../jobs-api/job-read.js';
 import { requireWorkspace } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { containerAndPrefix, findCloud, storageUrl } from './cloud.js';
 import { JobNotCompletedError, NoResultDirectoriesError } from './errors.js';
 import { assertFolderAvailable, jobFolderStatus } from './folder-status.js';
@@ -18,7 +18,7 @@ import type { JobFolderRef, StorageLocation } from './types.js';
  * (Azure only) `GET /api/v1/cloud/azure` and one listing of the `results` prefix: the URL of the
  * first directory named `results` there, else of the first directory; none is a NoResultDirectoriesError.
  */
-export async function getJobResults(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+export async function getJobResults(t: ApiTransport, jobId: string, workspaceId: string): Promise<string> {
   const { cloud, container, prefix } = await completedResults(t, jobId, workspaceId);
   const contents = await getStorageContents(t, cloud.cloudName, cloud.cloudMeta, container, prefix, workspaceId);
   const dir = contents.find((i) => i.isDir && i.name === 'results') ?? contents.find((i) => i.isDir);
@@ -30,13 +30,13 @@ export async function getJobResults(t: Transport, jobId: string, workspaceId: st
  * The whole results folder of a completed job as a storage URL (what `job results --download`
  * copies), after the same checks as getJobResults: completed, its results folder not deleted.
  */
-export async function getJobResultsFolder(t: Transport, jobId: string, workspaceId: string): Promise<string> {
+export async function getJobResultsFolder(t: ApiTransport, jobId: string, workspaceId: string): Promise<string> {
   const { cloud, container, prefix } = await completedResults(t, jobId, workspaceId);
   return storageUrl(cloud, container, prefix, workspaceId);
 }
 
 /** The checks of get_job_results, and where the results are. */
-async function completedResults(t: Transport, jobId: string, workspaceId: string) {
+async function completedResults(t: ApiTransport, jobId: string, workspaceId: string) {
   requireWorkspace(workspaceId);
   const { status } = await getJobStatus(t, jobId, workspaceId);
   if (status !== 'completed') throw new JobNotCompletedError(jobId, status);

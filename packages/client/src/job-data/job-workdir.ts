@@ -2,7 +2,7 @@
 // public client's fallbacks.
 import { RunyardValueError } from '../errors.js';
 import type { WarningSink } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { azureHost, containerAndPrefix, findCloud } from './cloud.js';
 import { assertFolderAvailable, jobFolderStatus } from './folder-status.js';
 import { assertStarted, jobOfWorkspace } from './job-access.js';
@@ -14,7 +14,7 @@ export interface WorkdirOptions {
 }
 
 /** `GET /api/v1/folders?id=F&teamId=W` (no trailing slash): the folder's URL. */
-async function folderUrl(t: Transport, folderId: string, workspaceId: string): Promise<string> {
+async function folderUrl(t: ApiTransport, folderId: string, workspaceId: string): Promise<string> {
   const reply = await t.request<FolderRecord[]>('GET', '/api/v1/folders', { query: { id: folderId, teamId: workspaceId } });
   if (!Array.isArray(reply) || reply.length === 0) throw new RunyardValueError(`Folder ${folderId} was not found.`);
   if (reply.length > 1) throw new RunyardValueError(`Request returned more than one result for folder id ${folderId}`);
@@ -36,7 +36,7 @@ async function folderUrl(t: Transport, folderId: string, workspaceId: string): P
  * 4. With `logs`: the logs prefix with `/logs` replaced by `/work` (Azure: after `GET /api/v1/cloud/azure`).
  * 5. Without `logs`: the folder lookup of step 3 again, its failure not caught.
  */
-export async function getJobWorkdir(t: Transport, jobId: string, workspaceId: string, options: WorkdirOptions = {}): Promise<string> {
+export async function getJobWorkdir(t: ApiTransport, jobId: string, workspaceId: string, options: WorkdirOptions = {}): Promise<string> {
   const job = await jobOfWorkspace(t, jobId, workspaceId);
   assertStarted(job, 'Working directories');
   if (!('resumeWorkDir' in job)) {

@@ -1,7 +1,7 @@
 // get_parent_job and the jobs related by a working directory (seed contract §4.1, wire reference §2.1).
 import { ApiError, RunyardValueError } from '../errors.js';
 import type { JobDocument } from '../jobs-api/types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import type { FolderRecord } from './types.js';
 
 /** One job sharing a working directory, as `getRelatedJobs` gives it. */
@@ -34,7 +34,7 @@ export interface ParentJob {
  * the folder (`[0].parent.id`), then `GET /api/v1/jobs/{id}` for its details. Null when the folder
  * names no job.
  */
-export async function getParentJob(t: Transport, workspaceId: string, folderId: string): Promise<ParentJob | null> {
+export async function getParentJob(t: ApiTransport, workspaceId: string, folderId: string): Promise<ParentJob | null> {
   if (!folderId) throw new RunyardValueError('A folder id is required.');
   const reply = await t.request<FolderRecord[]>('GET', '/api/v1/folders/', {
     query: { id: folderId, status: 'ready', teamId: workspaceId },
@@ -71,7 +71,7 @@ function runTimeOf(start: unknown, end: unknown): number | null {
  * page after page until one is short or empty. A map from job id to its summary.
  */
 export async function getRelatedJobs(
-  t: Transport,
+  t: ApiTransport,
   workspaceId: string,
   workdirFolderId: string,
   limit = 100,

@@ -1,7 +1,7 @@
 // get_storage_contents (seed contract §4.6, wire reference §2.6): one level of a bucket or an Azure container.
 import { pathSegments } from '../datasets/paths.js';
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import type { CloudMeta, CloudName, StorageContent } from './types.js';
 
 /**
@@ -12,7 +12,7 @@ import type { CloudMeta, CloudName, StorageContent } from './types.js';
  * A path with a `.` or `..` segment (in any encoding) is refused before anything is sent (T9).
  */
 export async function getStorageContents(
-  t: Transport,
+  t: ApiTransport,
   cloudName: CloudName,
   cloudMeta: CloudMeta | null | undefined,
   container: string,

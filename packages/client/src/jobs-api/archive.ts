@@ -1,6 +1,6 @@
 // archive_jobs, unarchive_jobs and the pre-check check_jobs_archive_status (seed contract §3, wire reference §2.1, §2.5).
 import { ApiError, RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { requireWorkspace, type JobDocument } from './types.js';
 
 /** The current UTC time as ISO 8601 with microseconds and a `Z`, as the public client writes `archivalTimestamp`. */
@@ -17,7 +17,7 @@ function checkIds(jobIds: string[]): string[] {
   return [...new Set(jobIds)];
 }
 
-async function setArchived(t: Transport, jobIds: string[], workspaceId: string, status: boolean): Promise<unknown> {
+async function setArchived(t: ApiTransport, jobIds: string[], workspaceId: string, status: boolean): Promise<unknown> {
   requireWorkspace(workspaceId);
   const ids = checkIds(jobIds);
   return t.request('PUT', '/api/v1/jobs', {
@@ -27,12 +27,12 @@ async function setArchived(t: Transport, jobIds: string[], workspaceId: string, 
 }
 
 /** archive_jobs: `PUT /api/v1/jobs?teamId=W` with `update.archived.status` true. Duplicate ids are sent once. */
-export function archiveJobs(t: Transport, jobIds: string[], workspaceId: string): Promise<unknown> {
+export function archiveJobs(t: ApiTransport, jobIds: string[], workspaceId: string): Promise<unknown> {
   return setArchived(t, jobIds, workspaceId, true);
 }
 
 /** unarchive_jobs: the same call with `update.archived.status` false. */
-export function unarchiveJobs(t: Transport, jobIds: string[], workspaceId: string): Promise<unknown> {
+export function unarchiveJobs(t: ApiTransport, jobIds: string[], workspaceId: string): Promise<unknown> {
   return setArchived(t, jobIds, workspaceId, false);
 }
 
@@ -45,7 +45,7 @@ export interface ArchiveStatusCheck {
   invalidJobs: Record<string, string>;
 }
 
-async function probe(t: Transport, workspaceId: string, jobId: string, archived: boolean): Promise<boolean> {
+async function probe(t: ApiTransport, workspaceId: string, jobId: string, archived: boolean): Promise<boolean> {
   const r = await t.request<{ jobs?: JobDocument[] }>('GET', '/api/v2/jobs', {
     query: { teamId: workspaceId, 'archived.status': archived, page: 1, limit: 1, id: jobId },
   });
@@ -59,7 +59,7 @@ async function probe(t: Transport, workspaceId: string, jobId: string, archived:
  * With `verbose`, one line per id goes to `log`.
  */
 export async function checkJobsArchiveStatus(
-  t: Transport,
+  t: ApiTransport,
   jobIds: string[],
   workspaceId: string,
   targetArchivedState: boolean,

@@ -1,10 +1,10 @@
 // Array jobs (seed contract §4.6, wire reference §2.1): the array file is found by listing its
 // folder in the File Explorer, and its header row is read by the server.
-import type { Datasets } from '../datasets/datasets.js';
+import type { FileExplorer } from '../datasets/file-explorer.js';
 import { splitParent } from '../datasets/paths.js';
 import { RunyardValueError } from '../errors.js';
 import type { ArrayFileSeparator } from '../jobs/job-body.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { requireWorkspace } from './types.js';
 
 /** One column of an array file's header row. */
@@ -21,6 +21,13 @@ export interface ArrayFileColumns {
   headers: ArrayFileColumn[];
 }
 
+/** Standard base64 of the text's UTF-8 bytes (btoa takes one character per byte). */
+function base64(text: string): string {
+  let bytes = '';
+  for (const b of new TextEncoder().encode(text)) bytes += String.fromCharCode(b);
+  return btoa(bytes);
+}
+
 /**
  * retrieve array-file columns: lists the folder of `arrayFile` (a File Explorer path such as
  * `Data/samples/array.csv`, in the project `datasets` was opened on), finds the file by name and
@@ -28,8 +35,8 @@ export interface ArrayFileColumns {
  * base64). A file missing from its folder is a RunyardValueError; a reply without headers too.
  */
 export async function retrieveArrayFileColumns(
-  t: Transport,
-  datasets: Datasets,
+  t: ApiTransport,
+  datasets: FileExplorer,
   workspaceId: string,
   arrayFile: string,
   separator: ArrayFileSeparator,
@@ -43,7 +50,7 @@ export async function retrieveArrayFileColumns(
   const key = file.s3ObjectKey ?? file.blobName;
   if (!file._id || !bucket || !key) throw new RunyardValueError(`"${arrayFile}" is not a File Explorer file with a storage key.`);
   const reply = await t.request<{ headers?: ArrayFileColumn[] }>('GET', '/api/v1/jobs/array-file/metadata', {
-    query: { separator, s3BucketName: bucket, s3ObjectKey: Buffer.from(key, 'utf8').toString('base64'), teamId: workspaceId },
+    query: { separator, s3BucketName: bucket, s3ObjectKey: base64(key), teamId: workspaceId },
   });
   if (!Array.isArray(reply.headers)) throw new RunyardValueError('No columns found in the array file metadata.');
   return { fileId: file._id, name: file.name, headers: reply.headers };

@@ -4,7 +4,7 @@ import type { Workflow } from '@runyard/contract';
 import { RunyardValueError } from '../errors.js';
 import { applyCloneOverrides, inferRevision } from '../jobs/clone-overrides.js';
 import { getProjectIdFromName } from '../projects.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { getBranches } from '../workflows.js';
 import { getFieldFromJobsEndpoint, getJobRequestPayload } from './job-read.js';
 import { fixPayloadBooleans } from './payload-booleans.js';
@@ -58,7 +58,7 @@ export function revisionFromJob(revision: Record<string, unknown>): Record<strin
   return { revisionType: type, tag: null, commit: null, branch: null, [type]: revision[type] };
 }
 
-async function checkBranch(t: Transport, ws: string, jobId: string, branch: string, platform: string): Promise<void> {
+async function checkBranch(t: ApiTransport, ws: string, jobId: string, branch: string, platform: string): Promise<void> {
   const workflow = (await getFieldFromJobsEndpoint(t, jobId, 'workflow', ws)) as Partial<Workflow> | null;
   const repo = workflow?.repository;
   if (!repo) throw new RunyardValueError(`The workflow of job ${jobId} has no repository, so its branch cannot be changed.`);
@@ -81,7 +81,7 @@ async function checkBranch(t: Transport, ws: string, jobId: string, branch: stri
  * getBranches; resolves the queue and project names; applies the overrides (applyCloneOverrides), fixes string
  * booleans and posts the new job. Returns its id.
  */
-export async function cloneOrResumeJob(t: Transport, o: CloneOrResumeOptions): Promise<string> {
+export async function cloneOrResumeJob(t: ApiTransport, o: CloneOrResumeOptions): Promise<string> {
   const ws = o.workspaceId;
   requireWorkspace(ws);
   if (!o.sourceJobId) throw new RunyardValueError('A source job id is required.');

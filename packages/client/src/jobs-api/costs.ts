@@ -1,6 +1,6 @@
 // What a job cost (wire reference §2.1 "Costs"): its master instance and workers, in dollars.
 import type { JobCostsReply } from '@runyard/contract';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { jobPath, requireWorkspace } from './types.js';
 
 export interface JobCostsOptions {
@@ -11,7 +11,12 @@ export interface JobCostsOptions {
 }
 
 /** get_job_costs: `GET /api/v1/jobs/{id}/costs/compute?page=&limit=&teamId=W`. */
-export async function getJobCosts(t: Transport, jobId: string, workspaceId: string, options: JobCostsOptions = {}): Promise<JobCostsReply> {
+export async function getJobCosts(
+  t: ApiTransport,
+  jobId: string,
+  workspaceId: string,
+  options: JobCostsOptions = {},
+): Promise<JobCostsReply> {
   requireWorkspace(workspaceId);
   const query = { page: String(options.page ?? 1), limit: String(options.limit ?? 20), teamId: workspaceId };
   return t.request<JobCostsReply>('GET', jobPath(jobId, '/costs/compute'), { query });

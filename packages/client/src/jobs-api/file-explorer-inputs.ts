@@ -1,6 +1,6 @@
 // Container-job values and parameters files that name File Explorer paths (seed contract §2.4):
 // the path is looked up through the datasets routes, project by project, as the public client does.
-import { Datasets } from '../datasets/datasets.js';
+import { FileExplorer } from '../datasets/file-explorer.js';
 import { RunyardValueError } from '../errors.js';
 import {
   buildDataItemParameter,
@@ -11,22 +11,22 @@ import {
   type JobParameter,
 } from '../jobs/parameters.js';
 import type { WorkflowType } from '../jobs/job-types.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 
-/** Resolves File Explorer paths of one job's inputs; a project's Datasets helper is opened once. */
+/** Resolves File Explorer paths of one job's inputs; a project's File Explorer is opened once. */
 export class FileExplorerInputs {
-  readonly #opened = new Map<string, Promise<Datasets>>();
+  readonly #opened = new Map<string, Promise<FileExplorer>>();
 
   constructor(
-    private readonly t: Transport,
+    private readonly t: ApiTransport,
     private readonly workspaceId: string,
     /** The job's project: paths that name no project are looked up there. */
     private readonly projectName: string,
   ) {}
 
-  #datasets(projectName = this.projectName): Promise<Datasets> {
+  #datasets(projectName = this.projectName): Promise<FileExplorer> {
     let d = this.#opened.get(projectName);
-    if (!d) this.#opened.set(projectName, (d = Datasets.open(this.t, this.workspaceId, projectName)));
+    if (!d) this.#opened.set(projectName, (d = FileExplorer.open(this.t, this.workspaceId, projectName)));
     return d;
   }
 

@@ -1,9 +1,8 @@
 // Following a job live: `GET /api/runyard/jobs/{id}/events` (Server-Sent Events), read as an async iterator.
-import type { IncomingMessage } from 'node:http';
 import type { ArrayTaskCounts } from '@runyard/contract';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, RunyardValueError, TransportError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport, ByteStream } from '../api-transport.js';
+import { sleep } from '../sleep.js';
 import { requireWorkspace } from './types.js';
 
 /** What following a job yields: lines of its log, its status changes, and its end (the last event). */
@@ -21,12 +20,12 @@ export interface FollowJobOptions {
   reconnects?: number;
 }
 
-/** The events of one SSE stream, as they arrive. */
-async function* sseEvents(res: IncomingMessage): AsyncGenerator<{ event: string; data: string }> {
+/** The events of one SSE stream, as they arrive (chunks decoded as UTF-8, a character split between two kept whole). */
+async function* sseEvents(res: ByteStream): AsyncGenerator<{ event: string; data: string }> {
   let buffer = '';
-  res.setEncoding('utf8');
+  const decoder = new TextDecoder();
   for await (const chunk of res) {
-    buffer += chunk as string;
+    buffer += decoder.decode(chunk, { stream: true });
     let end: number;
     while ((end = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, end);
@@ -52,7 +51,7 @@ async function* sseEvents(res: IncomingMessage): AsyncGenerator<{ event: string;
  * offset received, so no line is repeated or lost.
  */
 export async function* followJob(
-  t: Transport,
+  t: ApiTransport,
   jobId: string,
   workspaceId: string,
   options: FollowJobOptions = {},
@@ -70,6 +69,8 @@ export async function* followJob(
         signal: options.signal,
       });
       for await (const { event, data } of sseEvents(res)) {
+        // Events already received are not yielded once the caller has aborted.
+        options.signal?.throwIfAborted();
         failures = 0;
         const body = JSON.parse(data) as Record<string, unknown>;
         if (event === 'log') {

@@ -1,5 +1,5 @@
 // A job bound to its workspace, for code that follows one job: `client.job(id, workspaceId).wait()`.
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { abortJob } from './abort.js';
 import { getJobRequestPayload, getJobStatus } from './job-read.js';
 import type { JobDocument } from './types.js';
@@ -7,7 +7,7 @@ import { waitJobCompletion, type JobCompletion, type WaitOptions } from './wait.
 
 export class JobHandle {
   constructor(
-    private readonly transport: Transport,
+    private readonly transport: ApiTransport,
     readonly id: string,
     readonly workspaceId: string,
   ) {}

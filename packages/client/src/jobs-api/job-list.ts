@@ -2,7 +2,7 @@
 // and the client-side queue filter.
 import { RunyardValueError } from '../errors.js';
 import { getProjectIdFromName } from '../projects.js';
-import type { Query, Transport } from '../transport.js';
+import type { Query, ApiTransport } from '../api-transport.js';
 import { getUserInfo, resolveUserId } from '../users.js';
 import { getWorkflowContent } from '../workflows.js';
 import { findQueueByName, getJobQueues, queueId } from './queues.js';
@@ -76,7 +76,7 @@ function jobQueueIdOf(job: JobDocument): string | undefined {
 }
 
 /** Builds the server-side query (resolving names to ids first) in the public client's key order. */
-async function buildQuery(t: Transport, workspaceId: string, o: JobListOptions, limit: number): Promise<Query> {
+async function buildQuery(t: ApiTransport, workspaceId: string, o: JobListOptions, limit: number): Promise<Query> {
   const query: Query = { teamId: workspaceId, 'archived.status': o.archived ?? false, limit, page: 1 };
   if (o.filterStatus) query.status = o.filterStatus.toLowerCase();
   if (o.filterJobName) query.name = o.filterJobName;
@@ -118,7 +118,7 @@ function checkOptions(o: JobListOptions): void {
  * are found (lastNJobs) or all of them (page mode, which then cuts the page out of the matching jobs); the
  * metadata becomes the client's own `{Pagination-Count, Pagination-Page, Pagination-Limit, _client_filtered}`.
  */
-export async function getJobList(t: Transport, workspaceId: string, options: JobListOptions = {}): Promise<JobListResult> {
+export async function getJobList(t: ApiTransport, workspaceId: string, options: JobListOptions = {}): Promise<JobListResult> {
   requireWorkspace(workspaceId);
   checkOptions(options);
   const { lastNJobs, filterQueue } = options;

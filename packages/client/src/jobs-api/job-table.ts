@@ -1,8 +1,7 @@
-// process_job_list, reorder_job_list and save_job_list_to_csv (seed contract §4.7). The selected columns, the
-// renaming and the order are those of the public client (cloudos-cli 2.90.2), so its CSV files and ours match.
-import { writeFile } from 'node:fs/promises';
+// process_job_list and reorder_job_list (seed contract §4.7; save_job_list_to_csv is job-csv.ts). The selected columns,
+// the renaming and the order are those of the public client (cloudos-cli 2.90.2), so its CSV files and ours match.
 import { RunyardValueError } from '../errors.js';
-import { tableToCsv, toTable, type Table } from '../table.js';
+import { toTable, type Table } from '../table.js';
 import type { JobDocument } from './types.js';
 
 /** The columns process_job_list keeps without `allFields` (those present in the list, in this order). */
@@ -158,18 +157,4 @@ export function reorderJobList(table: Table): Table {
   if (has('startTime') && has('endTime')) columns.push('Run time');
   const ordered = [...JOB_CSV_ORDER.filter((c) => columns.includes(c)), ...columns.filter((c) => !JOB_CSV_ORDER.includes(c))];
   return { columns: ordered, rows };
-}
-
-/**
- * save_job_list_to_csv: processJobList, then reorderJobList, written as CSV to `filename` (default
- * `my_jobs.csv`); an empty list writes an empty file. Returns the file name and the number of jobs written.
- */
-export async function saveJobListToCsv(
-  jobs: JobDocument[],
-  filename = 'my_jobs.csv',
-  allFields = false,
-): Promise<{ filename: string; rows: number }> {
-  const table = reorderJobList(processJobList(jobs, allFields));
-  await writeFile(filename, table.columns.length ? tableToCsv(table) : '');
-  return { filename, rows: table.rows.length };
 }

@@ -1,7 +1,7 @@
 // Job queues (wire reference §2.10): listing and the choice of a job's queue.
 import type { JobQueue } from '@runyard/contract';
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { requireWorkspace, type WarningSink } from './types.js';
 
 export interface JobQueueListOptions {
@@ -10,7 +10,7 @@ export interface JobQueueListOptions {
 }
 
 /** get_job_queues: the workspace's queues, then (unless excluded) the system queues. */
-export async function getJobQueues(t: Transport, workspaceId: string, options: JobQueueListOptions = {}): Promise<JobQueue[]> {
+export async function getJobQueues(t: ApiTransport, workspaceId: string, options: JobQueueListOptions = {}): Promise<JobQueue[]> {
   requireWorkspace(workspaceId);
   const query = { teamId: workspaceId };
   const queues = await t.request<JobQueue[]>('GET', '/api/v1/teams/aws/v2/job-queues', { query });
@@ -44,7 +44,7 @@ export interface FetchJobQueueIdOptions {
  * `jobQueue` is matched on the label; without a match the default is used and a warning says so.
  * Returns null when `batch` is false.
  */
-export async function fetchJobQueueId(t: Transport, workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {
+export async function fetchJobQueueId(t: ApiTransport, workspaceId: string, options: FetchJobQueueIdOptions): Promise<string | null> {
   const { batch = true, jobQueue, onWarning } = options;
   if (!batch) return null;
   const executor = options.workflowType === 'wdl' ? 'cromwell' : options.workflowType;

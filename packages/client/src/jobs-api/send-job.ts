@@ -2,13 +2,13 @@
 // converted, and `POST /api/v2/jobs`.
 import { RunyardValueError } from '../errors.js';
 import { convertNextflowToJson, type ArrayFileSeparator } from '../jobs/job-body.js';
-import { readJobConfigFile } from '../jobs/job-config.js';
+import type { JobConfig } from '../jobs/job-config-parser.js';
 import { EXECUTION_PLATFORMS, WORKFLOW_TYPES, type ExecutionPlatform, type WorkflowType } from '../jobs/job-types.js';
 import { resolveNextflowVersion } from '../jobs/nextflow-version.js';
 import { parametersFilePayload } from '../jobs/parameters-file.js';
 import { arrayFileColumnParameter, buildTextParameter, defaultPrefix, type JobParameter } from '../jobs/parameters.js';
 import { getProjectIdFromName } from '../projects.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
 import { getUserInfo } from '../users.js';
 import { detectWorkflow, fetchWorkflowId, isModule as isModuleWorkflow } from '../workflows.js';
 import type { ArrayFileColumn } from './array-file.js';
@@ -94,16 +94,20 @@ export interface SendJobOptions {
   onWarning?: WarningSink;
 }
 
+/** Reads a job-config file (a path on the caller's machine) for a workflow type: node's RunyardClient has one. */
+export type JobConfigReader = (path: string, workflowType: WorkflowType) => Promise<JobConfig>;
+
 /** Job-config pairs first, then `-p`; a `-p` of a name already given replaces that entry in place. */
 async function buildParameters(
   o: SendJobOptions,
   workflowType: WorkflowType,
   warn: WarningSink,
   explorer: FileExplorerInputs,
+  readJobConfig: JobConfigReader | undefined,
 ): Promise<JobParameter[]> {
   const out: JobParameter[] = [];
-  if (o.jobConfig) {
-    const config = await readJobConfigFile(o.jobConfig, workflowType);
+  if (o.jobConfig && readJobConfig) {
+    const config = await readJobConfig(o.jobConfig, workflowType);
     config.warnings.forEach(warn);
     for (const { name, value } of config.params) out.push(buildTextParameter(defaultPrefix(workflowType), name, value));
   }
@@ -137,10 +141,12 @@ function checkChoices(o: SendJobOptions): void {
  * job queue, builds the parameters (job-config file, then `-p`), resolves the Nextflow version, converts it
  * all with convertNextflowToJson and posts it. Returns the new job's id.
  */
-export async function sendJob(t: Transport, o: SendJobOptions): Promise<string> {
+export async function sendJob(t: ApiTransport, o: SendJobOptions, readJobConfig?: JobConfigReader): Promise<string> {
   const ws = o.workspaceId;
   requireWorkspace(ws);
   checkChoices(o);
+  if (o.jobConfig && !readJobConfig)
+    throw new RunyardValueError('A job-config file can only be read by the node client; give the parameters instead.');
   const warn: WarningSink = o.onWarning ?? (() => {});
   const platform: ExecutionPlatform = o.executionPlatform ?? 'aws';
   const last = o.last ?? false;
@@ -190,7 +196,7 @@ export async function sendJob(t: Transport, o: SendJobOptions): Promise<string> 
   }
 
   const explorer = new FileExplorerInputs(t, ws, o.projectName);
-  const parameters = await buildParameters(o, workflowType, warn, explorer);
+  const parameters = await buildParameters(o, workflowType, warn, explorer, readJobConfig);
   const parametersFile = o.paramsFile ? await parametersFilePayload(o.paramsFile, (path) => explorer.fileId(path)) : null;
 
   let nextflowVersion: string | null = null;

@@ -1,7 +1,7 @@
 // wait_job_completion (seed contract §4.1, wire reference §2.1): polling the job document.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { RunyardValueError } from '../errors.js';
-import type { Transport } from '../transport.js';
+import type { ApiTransport } from '../api-transport.js';
+import { sleep } from '../sleep.js';
 import { getJobStatus } from './job-read.js';
 import { FINISHED_JOB_STATUSES, requireWorkspace, type JobDocument } from './types.js';
 
@@ -37,7 +37,7 @@ function checkSeconds(name: string, value: number, min: number): void {
  * Returns `{name, id, status}` of the last document read, finished or not.
  */
 export async function waitJobCompletion(
-  t: Transport,
+  t: ApiTransport,
   jobId: string,
   workspaceId: string,
   options: WaitOptions = {},
@@ -61,6 +61,6 @@ export async function waitJobCompletion(
       }
       return { name: job.name, id: jobId, status: job.status };
     }
-    await sleep(Math.min(requestInterval, remaining) * 1000, undefined, signal ? { signal } : undefined);
+    await sleep(Math.min(requestInterval, remaining) * 1000, signal);
   }
 }

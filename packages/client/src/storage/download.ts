@@ -5,16 +5,11 @@ import { mkdir, rename, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, RunyardValueError } from '../errors.js';
-import { getStorageContents } from '../job-data/storage-contents.js';
 import type { CloudMeta, CloudName } from '../job-data/types.js';
 import type { Transport } from '../transport.js';
+import { listObjects, STORAGE_OBJECT_ROUTE, type StoredObject } from './list-objects.js';
 
-/** An object to download: where it is, and its size (from a listing). */
-export interface StoredObject {
-  bucket: string;
-  key: string;
-  size: number;
-}
+export { listObjects, storageObjectPath, type StoredObject } from './list-objects.js';
 
 export interface DownloadOptions {
   /** Called as bytes arrive: the object, its bytes on disk so far (a resumed part included), its size. */
@@ -64,7 +59,7 @@ export async function downloadObject(
     const query = { bucket: object.bucket, key: object.key, teamId: workspaceId };
     let res;
     try {
-      res = await t.stream('/api/runyard/storage/object', {
+      res = await t.stream(STORAGE_OBJECT_ROUTE, {
         query,
         signal: options.signal,
         ...(offset > 0 && { headers: { range: `bytes=${offset}-` } }),
@@ -73,7 +68,7 @@ export async function downloadObject(
       // The object shrank since it was listed: start again.
       if (!(e instanceof ApiError && e.status === 416)) throw e;
       offset = 0;
-      res = await t.stream('/api/runyard/storage/object', { query, signal: options.signal });
+      res = await t.stream(STORAGE_OBJECT_ROUTE, { query, signal: options.signal });
     }
     // 200: the whole object (the server served no range): written from the start.
     if (res.statusCode !== 206) offset = 0;
@@ -96,27 +91,6 @@ export function pathInside(dir: string, relative: string): string {
   const target = path.resolve(dir, ...relative.split('/'));
   if (!target.startsWith(path.resolve(dir) + path.sep)) throw new RunyardValueError(`"${relative}" would be written outside ${dir}.`);
   return target;
-}
-
-/** Every object under `prefix` (through the one-level storage listings), with its path below prefix. */
-export async function listObjects(
-  t: Transport,
-  workspaceId: string,
-  cloud: { name: CloudName; meta?: CloudMeta | null },
-  bucket: string,
-  prefix: string,
-): Promise<Array<StoredObject & { relative: string }>> {
-  const out: Array<StoredObject & { relative: string }> = [];
-  const base = prefix.replace(/\/+$/, '');
-  const visit = async (folder: string): Promise<void> => {
-    for (const entry of await getStorageContents(t, cloud.name, cloud.meta, bucket, folder, workspaceId)) {
-      const key = entry.path.replace(/\/+$/, '');
-      if (entry.isDir) await visit(key);
-      else out.push({ bucket, key, size: Number(entry.size ?? 0), relative: key.slice(base.length + 1) });
-    }
-  };
-  await visit(base);
-  return out;
 }
 
 /** Downloads every object under `prefix` into `dir`, keeping their paths below prefix; one at a time. */

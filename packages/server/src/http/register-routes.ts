@@ -11,6 +11,7 @@ import { EventStream } from '../services/event-stream.js';
 import { RawReply } from '../services/raw-reply.js';
 import type { AppDeps, Handlers } from './handler.js';
 import { neededRole } from './route-access.js';
+import { cookieUser, SessionReply, sessionTokenOf } from './web-auth.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -67,9 +68,15 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
                 return;
               }
               const key = apikeyOf(request);
-              if (!key) throw new AppError('UNAUTHENTICATED', 'Missing API key: send it in the apikey header.');
-              const user = await authenticate(deps.db, key);
-              if (!user) throw new AppError('UNAUTHENTICATED', 'The API key is not valid or has been revoked.');
+              // Without an apikey header, the dashboard's session cookie (web-auth.ts); with one (even empty), the cookie is ignored.
+              const cookie = key === undefined ? sessionTokenOf(request.headers) : undefined;
+              let user: AuthUser | null;
+              if (cookie !== undefined) user = await cookieUser(deps.db, deps.config, request.method, request.headers, cookie);
+              else {
+                if (!key) throw new AppError('UNAUTHENTICATED', 'Missing API key: send it in the apikey header.');
+                user = await authenticate(deps.db, key);
+                if (!user) throw new AppError('UNAUTHENTICATED', 'The API key is not valid or has been revoked.');
+              }
               request.user = user;
               // Before the body is even parsed: a non-admin learns nothing about admin routes.
               if (spec.admin && !user.isAdmin) throw new AppError('ADMIN_REQUIRED');
@@ -109,6 +116,13 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
           },
           deps,
         );
+        if (result instanceof SessionReply) {
+          // The sign-in routes: a cookie to set, and a CSRF token that no cache may keep.
+          void reply.header('cache-control', 'no-store');
+          if (result.setCookie) void reply.header('set-cookie', result.setCookie);
+          void reply.status(spec.status);
+          return result.body;
+        }
         if (result instanceof RawReply) return reply.status(result.status).headers(result.headers).send(result.body);
         if (result instanceof EventStream) {
           // Answered by the stream itself (text/event-stream), not serialized.

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 // The paths of the contract's `openapi` and `health` routes.
 const OPENAPI_PATH = '/api/runyard/openapi.json';
 const HEALTH_PATH = '/api/runyard/health';
+// Where http/web-app.ts serves the dashboard.
+const DASHBOARD_PATH = '/app/';
 
 /** What a person sees opening the server's URL in a browser; `version` is the only variable part. */
 export function homePageHtml(version: string): string {
@@ -18,11 +20,12 @@ export function homePageHtml(version: string): string {
 <h1>Runyard ${safeVersion}</h1>
 <p>This is a Runyard server: a self-hostable analysis platform with a CloudOS-compatible HTTP API.</p>
 <ul>
+<li><a href="${DASHBOARD_PATH}">Dashboard</a> (sign in with an API key)</li>
 <li><a href="${OPENAPI_PATH}">API description (OpenAPI)</a></li>
 <li><a href="${HEALTH_PATH}">Health</a></li>
 </ul>
 <p>Use it with the <code>runyard</code> command line (<code>npx runyard configure</code>), the TypeScript SDK or
-<code>cloudos-cli</code>. A dashboard at <code>/app/</code> will come in a later version.</p>
+<code>cloudos-cli</code>, or in a browser with the dashboard.</p>
 </body>
 </html>
 `;

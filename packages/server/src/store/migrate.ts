@@ -13,6 +13,7 @@ import * as dockerRegistries from './migrations/0011-docker-registries.js';
 import * as engineServers from './migrations/0012-engine-servers.js';
 import * as interactiveSessions from './migrations/0013-interactive-sessions.js';
 import * as sessionMounts from './migrations/0014-session-mounts.js';
+import * as webSessions from './migrations/0015-web-sessions.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-engine-servers': engineServers,
   '0013-interactive-sessions': interactiveSessions,
   '0014-session-mounts': sessionMounts,
+  '0015-web-sessions': webSessions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

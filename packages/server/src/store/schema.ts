@@ -357,6 +357,18 @@ export interface SessionMountTable {
   updated_at: string;
 }
 
+/** A dashboard sign-in (migration 0015): the session cookie's token is known by its hash only. */
+export interface WebSessionTable {
+  id: string;
+  /** SHA-256 (hex) of the cookie's token. */
+  token_hash: string;
+  user_id: string;
+  /** The API key the person signed in with: revoking it ends the session. */
+  api_key_id: string;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   users: UserTable;
   workspaces: WorkspaceTable;
@@ -374,4 +386,5 @@ export interface Database {
   engine_servers: EngineServerTable;
   interactive_sessions: InteractiveSessionTable;
   session_mounts: SessionMountTable;
+  web_sessions: WebSessionTable;
 }

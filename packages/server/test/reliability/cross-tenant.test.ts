@@ -86,6 +86,10 @@ describe('T4: cross-tenant matrix over every route', () => {
     return {
       health: 'open',
       openapi: 'open',
+      // The dashboard's sign-in names no object of any workspace; web-auth.test.ts checks that a cookie opens nothing of another tenant's.
+      authLogin: 'open',
+      authSession: 'open',
+      authLogout: 'open',
       userMe: { method: 'GET', url: '/api/v1/users/me', expect: 'own' },
       dockerRegistryPut: {
         method: 'PUT',

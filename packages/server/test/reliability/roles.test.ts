@@ -24,6 +24,8 @@ interface Probe {
   raw?: boolean;
   /** The status of an allowed call when it cannot be the route's success (Azure lookups on local storage). */
   allowed?: number;
+  /** Headers besides the apikey: the dashboard's session cookie and CSRF token. */
+  headers?: Record<string, string>;
 }
 interface Actor {
   role: Role;
@@ -96,6 +98,12 @@ describe('T14: roles matrix over every route', () => {
   }
   const get = (url: string, allowed?: number) => async (): Promise<Probe> => ({ method: 'GET', url, allowed });
   const parent = () => ({ kind: 'Dataset', id: dataset });
+  /** The dashboard's session of the actor: its cookie and CSRF header. */
+  async function dashboardSession(a: Actor): Promise<Record<string, string>> {
+    const r = await call(w.s, 'POST', '/api/runyard/auth/login', { apikey: a.tenant.apikey }, null);
+    assert.equal(r.statusCode, 200, r.body);
+    return { cookie: String(r.headers['set-cookie']).split(';')[0], 'x-runyard-csrf': r.json().csrfToken };
+  }
   const platformAdmin = (method: Method, url: string, body?: unknown): Entry => ({
     role: 'platformAdmin',
     probe: async () => ({ method, url, body }),
@@ -105,6 +113,18 @@ describe('T14: roles matrix over every route', () => {
     return {
       health: { role: 'public', probe: get('/api/runyard/health') },
       openapi: { role: 'public', probe: get('/api/runyard/openapi.json') },
+      authLogin: {
+        role: 'public',
+        probe: async (a) => ({ method: 'POST', url: '/api/runyard/auth/login', body: { apikey: a.tenant.apikey } }),
+      },
+      authSession: {
+        role: 'public',
+        probe: async (a) => ({ method: 'GET', url: '/api/runyard/auth/session', headers: await dashboardSession(a) }),
+      },
+      authLogout: {
+        role: 'public',
+        probe: async (a) => ({ method: 'POST', url: '/api/runyard/auth/logout', headers: await dashboardSession(a) }),
+      },
       userMe: { role: 'user', probe: get('/api/v1/users/me') },
       dockerRegistryPut: {
         role: 'user',
@@ -467,7 +487,18 @@ describe('T14: roles matrix over every route', () => {
               headers: { apikey: a.tenant.apikey, 'content-type': 'application/octet-stream' },
               payload: String(probe.body),
             })
-          : await call(w.s, probe.method, probe.url, probe.body, a.tenant.apikey);
+          : probe.headers
+            ? await w.s.app.inject({
+                method: probe.method,
+                url: probe.url,
+                headers: {
+                  apikey: a.tenant.apikey,
+                  ...probe.headers,
+                  ...(probe.body !== undefined && { 'content-type': 'application/json' }),
+                },
+                ...(probe.body !== undefined && { payload: JSON.stringify(probe.body) }),
+              })
+            : await call(w.s, probe.method, probe.url, probe.body, a.tenant.apikey);
         const where = `${id} as ${a.role}`;
         if (allowed) {
           assert.equal(r.statusCode, probe.allowed ?? ROUTES[id].status, `${where}: ${r.body}`);

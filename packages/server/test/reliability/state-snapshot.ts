@@ -22,6 +22,7 @@ export const STATE_TABLES = [
   'engine_servers',
   'interactive_sessions',
   'session_mounts',
+  'web_sessions',
 ] as const;
 
 /** Written at most once a minute by authentication itself, whoever calls. */
