@@ -8,8 +8,9 @@ import * as b3 from './b3-latency.mjs';
 import * as b4 from './b4-throughput.mjs';
 import * as b7 from './b7-load.mjs';
 import * as b8 from './b8-slurm.mjs';
+import * as web from './web-load.mjs';
 
-const BENCHMARKS = { b1, b2, b3, b4, b7, b8 };
+const BENCHMARKS = { b1, b2, b3, b4, b7, b8, web };
 
 const wanted = process.argv.slice(2).map((a) => a.toLowerCase());
 const unknown = wanted.filter((id) => !Object.hasOwn(BENCHMARKS, id));

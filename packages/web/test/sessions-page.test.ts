@@ -73,9 +73,12 @@ test('the sessions list and a session page show a session made with the SDK; pau
 
   // Open, once it runs: a launch link through the session proxy, in a new tab.
   await w.s.store.db.updateTable('interactive_sessions').set({ status: 'ready' }).where('id', '=', made._id).execute();
+  const launch = new RegExp(`/api/runyard/interactive-sessions/${made._id}/ui/\\?token=`);
+  const tabOpened = context.waitForEvent('page', WAIT);
+  const launched = context.waitForEvent('request', { predicate: (r) => launch.test(r.url()), ...WAIT });
   await page.getByRole('button', { name: 'Open notebook-1' }).click(WAIT);
-  const tab = await context.waitForEvent('page', WAIT);
-  assert.match(tab.url(), new RegExp(`/api/runyard/interactive-sessions/${made._id}/ui/\\?token=`));
+  const tab = await tabOpened;
+  assert.equal((await launched).frame().page(), tab, 'the launch link is opened in the new tab');
   await tab.close();
 
   assert.deepEqual(problems, []);

@@ -139,6 +139,8 @@ export const JobListQuery = Type.Object({
   'workflow.id': Type.Optional(Type.String({ maxLength: 100 })),
   'user.id': Type.Optional(Type.String({ maxLength: 100 })),
   'workDirectory.folderId': Type.Optional(Type.String({ maxLength: 100 })),
+  /** Runyard's own filter (the public client filters queues itself, page by page): the dashboard's queue filter. */
+  'batch.jobQueue.id': Type.Optional(Type.String({ maxLength: 100 })),
   sort: Type.Optional(Type.Union(['createdAt', '-createdAt', 'name', '-name', 'status', '-status'].map((s) => Type.Literal(s)))),
 });
 export type JobListQuery = Static<typeof JobListQuery>;

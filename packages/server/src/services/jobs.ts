@@ -56,6 +56,7 @@ export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Conte
   if (q['workflow.id']) base = base.where('workflow_id', '=', q['workflow.id']);
   if (q['user.id']) base = base.where('user_id', '=', q['user.id']);
   if (q['workDirectory.folderId']) base = base.where('work_folder_id', '=', q['workDirectory.folderId']);
+  if (q['batch.jobQueue.id']) base = base.where('queue_id', '=', q['batch.jobQueue.id']);
   const sort = q.sort ?? '-createdAt';
   const column = SORTS[sort.replace(/^-/, '') as keyof typeof SORTS];
   const direction = sort.startsWith('-') ? 'desc' : 'asc';

@@ -52,6 +52,14 @@ describe('job list, archive, abort (wire)', () => {
       (await list(`user.id=${bobId}`)).json().jobs.map((j: { name: string }) => j.name),
       ['bobs-job'],
     );
+    // Every job went to the workspace's default queue: the queue filter keeps them all, another id none.
+    const queues = (await call(w.s, 'GET', `/api/v1/teams/aws/v2/job-queues?teamId=${w.ws}`)).json() as {
+      id: string;
+      isDefault: boolean;
+    }[];
+    const byDefault = queues.find((q) => q.isDefault)!;
+    assert.equal((await list(`batch.jobQueue.id=${byDefault.id}&limit=100`)).json().jobs.length, 13);
+    assert.equal((await list(`batch.jobQueue.id=${'0'.repeat(24)}`)).json().jobs.length, 0);
   });
 
   it('refuses limit over 100 and page 0', async () => {

@@ -3,7 +3,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { useApi } from '../../api/session';
 import { useWorkspace } from '../../api/workspace';
 import { ErrorNotice } from '../../components/error-notice';
-import { ConfirmStep } from './confirm-step';
+import { ConfirmStep } from '../../components/confirm-step';
 import { deleteItem, explorerOf, isFolder, moveItem, renameItem, takesItems, type ExplorerItem } from './explorer-api';
 import { segmentsOf, walk } from './use-explorer';
 

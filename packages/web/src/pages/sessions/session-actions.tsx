@@ -4,7 +4,7 @@ import { useId, useState } from 'react';
 import { useApi } from '../../api/session';
 import { useWorkspace } from '../../api/workspace';
 import { ErrorNotice } from '../../components/error-notice';
-import { ConfirmStep } from '../data/confirm-step';
+import { ConfirmStep } from '../../components/confirm-step';
 import { canPause, canResume } from './session-format';
 import { sessionsKey } from './use-sessions';
 
@@ -25,13 +25,19 @@ export function SessionActions({ session, onChanged }: { session: InteractiveSes
     onChanged?.(message);
     void qc.invalidateQueries({ queryKey: sessionsKey(workspaceId) });
   };
+  // The tab is opened in the click itself (a tab opened after the request may be taken for a
+  // pop-up once the click's activation has lapsed), then sent to the link, without a way back to this page.
   const open = useMutation({
-    mutationFn: () => api.getInteractiveSessionUiLink(session._id, workspaceId),
-    onSuccess: (l) => {
+    mutationFn: (_tab: Window | null) => api.getInteractiveSessionUiLink(session._id, workspaceId),
+    onSuccess: (l, tab) => {
       const url = new URL(l.url, window.location.origin).href;
       setLink(url);
-      window.open(url, '_blank', 'noopener');
+      if (tab) {
+        tab.opener = null;
+        tab.location.href = url;
+      }
     },
+    onError: (_e, tab) => tab?.close(),
   });
   const pause = useMutation({
     mutationFn: (upload: boolean) => api.abortInteractiveSession(session._id, workspaceId, upload, false),
@@ -51,7 +57,12 @@ export function SessionActions({ session, onChanged }: { session: InteractiveSes
     <div className="session-actions">
       <div className="row-actions">
         {session.status === 'ready' && (
-          <button type="button" disabled={open.isPending} aria-label={`Open ${session.name}`} onClick={() => open.mutate()}>
+          <button
+            type="button"
+            disabled={open.isPending}
+            aria-label={`Open ${session.name}`}
+            onClick={() => open.mutate(window.open('about:blank', '_blank'))}
+          >
             {open.isPending ? 'Opening…' : 'Open'}
           </button>
         )}

@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { RunyardClient } from '@runyard/client';
+import type { Page } from 'playwright-core';
+import { webWorld, type WebWorld } from './support/web-world.js';
+
+const WAIT = { timeout: 60_000 };
+const JOB_PAGE = /\/app\/advanced-analytics\/analyses\/([0-9a-f]{24})$/;
+
+let w: WebWorld;
+before(async () => {
+  w = await webWorld();
+});
+after(async () => {
+  await w?.close();
+});
+
+const badge = (page: Page, status: string) => page.locator('.page-header .status').filter({ hasText: new RegExp(`^${status}$`) });
+const jobIdOf = (page: Page) => JOB_PAGE.exec(new URL(page.url()).pathname)![1];
+
+async function finishedBashJob(jobName: string, command: string, client: RunyardClient = w.client, workspaceId = w.ws): Promise<string> {
+  const id = await client.sendJob({
+    workspaceId,
+    projectName: 'demo',
+    workflowName: 'ubuntu',
+    workflowType: 'docker',
+    isModule: false,
+    jobName,
+    command,
+  });
+  await client.waitJobCompletion(id, workspaceId, { waitTime: 60, requestInterval: 0.2 });
+  return id;
+}
+
+test('clone with overrides, archive and unarchive, delete the results', async () => {
+  const id = await finishedBashJob('to-clone', 'echo "greeting is $RUNYARD_PARAM_GREETING"; echo kept > "$RUNYARD_RESULTS_DIR/kept.txt"');
+  const types = await w.client.getInstanceTypes(w.ws);
+  const other = types.instanceTypes.find((t) => t.name !== types.defaultInstanceType)!;
+  const { context, page, problems } = await w.signedIn();
+  await page.goto(`${w.s.url}/app/advanced-analytics/analyses/${id}`);
+  await badge(page, 'completed').waitFor(WAIT);
+  await page.getByRole('link', { name: 'kept.txt' }).waitFor(WAIT);
+
+  // Clone: a new name, a parameter, another instance type; the new job's page opens.
+  await page.getByRole('button', { name: 'Clone', exact: true }).click();
+  await page.getByRole('form', { name: 'Clone this job' }).waitFor(WAIT);
+  await page.getByLabel('New job name').fill('the-clone');
+  await page.getByRole('button', { name: 'Add parameter' }).click();
+  await page.getByLabel('Parameter 1 name').fill('greeting');
+  await page.getByLabel('Parameter 1 value').fill('hello clone');
+  await page.getByLabel('Instance type').selectOption(other.name);
+  await page.getByRole('button', { name: 'Run the clone' }).click();
+  await page.waitForURL((u) => JOB_PAGE.test(u.pathname) && !u.pathname.endsWith(id), WAIT);
+  const cloneId = jobIdOf(page);
+  await page.getByRole('heading', { level: 1, name: 'the-clone' }).waitFor(WAIT);
+  await page.locator('pre.log').filter({ hasText: 'greeting is hello clone' }).waitFor(WAIT);
+  const clone = await w.client.getJobStatus(cloneId, w.ws);
+  assert.equal(clone.instanceType, other.name);
+  assert.deepEqual(
+    (clone.parameters as Array<{ name: string; textValue: string }>).map((p) => `${p.name}=${p.textValue}`),
+    ['greeting=hello clone'],
+  );
+
+  // A bad override: the server's (or the SDK's) message, and no new job.
+  await page.getByRole('button', { name: 'Clone', exact: true }).click();
+  await page.getByLabel('Cost limit (dollars, -1 for none)').fill('2000000000');
+  const before = (await w.client.getJobList(w.ws, { pageSize: 100 })).paginationMetadata!['Pagination-Count'];
+  await page.getByRole('button', { name: 'Run the clone' }).click();
+  await page.getByRole('alert').filter({ hasText: 'Could not clone the job' }).waitFor(WAIT);
+  assert.equal((await w.client.getJobList(w.ws, { pageSize: 100 })).paginationMetadata!['Pagination-Count'], before);
+  await page.getByRole('button', { name: 'Cancel' }).click();
+
+  // Archive, then unarchive (no confirmation: nothing is lost).
+  await page.goto(`${w.s.url}/app/advanced-analytics/analyses/${id}`);
+  await page.getByRole('button', { name: 'Archive', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'The job is archived' }).waitFor(WAIT);
+  assert.deepEqual(
+    (await w.client.getJobList(w.ws, { archived: true })).jobs.map((j) => j._id),
+    [id],
+  );
+  await page.getByRole('button', { name: 'Unarchive', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'no longer archived' }).waitFor(WAIT);
+  assert.equal((await w.client.getJobList(w.ws, { archived: true })).jobs.length, 0);
+
+  // Delete the results: asked first, then scheduled, and the page says so.
+  await page.getByRole('button', { name: 'Delete results' }).click();
+  await page.getByRole('button', { name: 'Yes, delete the results' }).click();
+  await page.getByRole('status').filter({ hasText: 'The deletion of the results is scheduled.' }).waitFor(WAIT);
+  await page
+    .getByRole('status')
+    .filter({ hasText: /Results folder: (scheduled for deletion|being deleted|deleted) — deletion asked by/ })
+    .waitFor(WAIT);
+  const job = await w.client.getJobStatus(id, w.ws);
+  assert.ok((job.analysisResults as { deletedBy?: unknown }).deletedBy, 'the job records who asked');
+  assert.equal(await page.getByRole('button', { name: 'Delete results' }).count(), 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a Nextflow job launched from the form on a listed branch, then resumed from its page', async () => {
+  const { context, page, problems } = await w.signedIn();
+  await page.goto(`${w.s.url}/app/advanced-analytics/launch`);
+  await page.getByLabel('Project').selectOption('demo', WAIT);
+  await page.getByLabel('Workflow').selectOption({ label: 'rnatoy' }, WAIT);
+  await page.getByLabel('Job name').fill('rnatoy-dev');
+  await page.getByRole('radio', { name: 'Branch', exact: true }).check();
+  await page
+    .getByRole('combobox', { name: 'Branch', exact: true })
+    .locator('option', { hasText: 'dev' })
+    .waitFor({ state: 'attached', ...WAIT });
+  await page.getByRole('combobox', { name: 'Branch', exact: true }).selectOption('dev');
+  await page.getByText('Resumable').click();
+  await page.getByRole('button', { name: 'Add parameter' }).click();
+  await page.getByLabel('Parameter 1 name').fill('fail');
+  await page.getByLabel('Parameter 1 value').fill('true');
+  await page.getByRole('button', { name: 'Launch' }).click();
+  await page.waitForURL(JOB_PAGE, WAIT);
+  const id = jobIdOf(page);
+  await badge(page, 'failed').waitFor(WAIT);
+  const failed = await w.client.getJobStatus(id, w.ws);
+  assert.equal((failed.revision as { branch?: string }).branch, 'dev');
+  assert.ok(failed.resumeWorkDir, 'a resumable job keeps its work directory');
+
+  // Its work directory is browsable.
+  await page.getByRole('button', { name: 'Work directory', exact: true }).click();
+  await page.getByRole('navigation', { name: 'Work directory: folder' }).waitFor(WAIT);
+  const workdir = page.getByRole('table', { name: /Work directory/ });
+  await workdir.waitFor(WAIT);
+  assert.ok((await workdir.locator('tbody tr').count()) > 0, 'the work directory lists what the run left');
+
+  await page.getByRole('button', { name: 'Resume', exact: true }).click();
+  await page.waitForURL((u) => JOB_PAGE.test(u.pathname) && !u.pathname.endsWith(id), WAIT);
+  const resumed = await w.client.getJobStatus(jobIdOf(page), w.ws);
+  assert.equal(resumed.resumeWorkDir, failed.resumeWorkDir);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a job of the user's other workspace opens from its link, and the page offers to switch", async () => {
+  const second = await w.client.admin.createWorkspace('second', w.s.admin.userId);
+  await w.client.createProject(second.id, 'demo');
+  await w.client.admin.createDockerWorkflow({ workspaceId: second.id, name: 'ubuntu', containerName: 'library/ubuntu:22.04' });
+  const id = await finishedBashJob('in-the-second', 'echo from-the-second-workspace', w.client, second.id);
+
+  const { context, page, problems } = await w.signedIn();
+  await page.goto(`${w.s.url}/app/advanced-analytics/analyses/${id}`);
+  await page.getByRole('heading', { level: 1, name: 'in-the-second' }).waitFor(WAIT);
+  await page.locator('pre.log').filter({ hasText: 'from-the-second-workspace' }).waitFor(WAIT);
+  await page.getByRole('button', { name: 'Switch to its workspace' }).click();
+  assert.equal(await page.getByLabel('Workspace').inputValue(), second.id);
+  await page.getByRole('button', { name: 'Switch to its workspace' }).waitFor({ state: 'detached', ...WAIT });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
