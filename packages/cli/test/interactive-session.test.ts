@@ -101,16 +101,21 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
     assert.match(watched.stdout, /^Cost Limit: +\$5\.00$/m);
     assert.equal((await get(id)).status, 'ready');
 
-    // open: the full URL of a launch link; a browser (here fetch) exchanges it for the proxy's cookie.
+    // open: the full URL of a launch link, on the sessions' own origin (the server at 127.0.0.1 serves
+    // them at localhost, the same port); a browser (here fetch) exchanges it for the proxy's cookie.
     const opened = await ok(['interactive-session', 'open', id]);
     const launch = opened.stdout.trim();
-    assert.match(launch, new RegExp(`^${url.replace(/\./g, '\\.')}/api/runyard/interactive-sessions/${id}/ui/\\?token=\\S+$`));
+    const sessionsUrl = url.replace('//127.0.0.1:', '//localhost:');
+    assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(launch, new RegExp(`^${sessionsUrl}/api/runyard/interactive-sessions/${id}/ui/\\?token=\\S+$`));
     assert.match(opened.stderr, /it works once, and only for you/);
     const first = await fetch(launch, { redirect: 'manual' });
     assert.equal(first.status, 200);
     const cookie = first.headers.get('set-cookie') ?? '';
     assert.match(cookie, /^runyard-session-ui=[^;]+;/);
-    const tree = await fetch(`${url}/api/runyard/interactive-sessions/${id}/ui/tree`, { headers: { cookie: cookie.split(';')[0] } });
+    const tree = await fetch(`${sessionsUrl}/api/runyard/interactive-sessions/${id}/ui/tree`, {
+      headers: { cookie: cookie.split(';')[0] },
+    });
     assert.equal(tree.status, 200);
     assert.match(await tree.text(), /Jupyter/);
     assert.equal((await fetch(launch, { redirect: 'manual' })).status, 404, 'a launch link is taken once');

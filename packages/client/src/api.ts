@@ -342,7 +342,10 @@ export class RunyardApi {
     return sessions.abortInteractiveSession(this.transport, sessionId, teamId, uploadOnClose, forceAbort);
   }
 
-  /** A link (a path on the platform, with a one-minute launch token) that opens a ready session's web UI. */
+  /**
+   * A link (with a one-minute launch token, taken once) that opens a ready session's web UI: an absolute URL on the
+   * sessions' own origin when the server has one (RUNYARD_SESSIONS_URL, or its loopback default), else a path on the platform.
+   */
   getInteractiveSessionUiLink(sessionId: string, teamId: string): Promise<SessionUiLink> {
     return sessions.getInteractiveSessionUiLink(this.transport, sessionId, teamId);
   }

@@ -138,8 +138,9 @@ export async function abortInteractiveSession(
 }
 
 /**
- * A link that opens a ready session's web UI through the platform's proxy: `url` is a path on the
- * platform with a launch token for this person, good for a minute and taken once (for a cookie).
+ * A link that opens a ready session's web UI through the platform's proxy, with a launch token for
+ * this person, good for a minute and taken once (for a cookie): `url` is an absolute URL on the
+ * sessions' own origin when the server has one, else a path on the platform (resolve it against the platform's URL).
  */
 export async function getInteractiveSessionUiLink(t: ApiTransport, sessionId: string, teamId: string): Promise<SessionUiLink> {
   requireSession(sessionId);

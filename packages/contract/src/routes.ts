@@ -939,7 +939,8 @@ export const ROUTES = {
   sessionUiLink: route({
     method: 'POST',
     path: '/api/runyard/interactive-sessions/:id/ui-link',
-    summary: "A link that opens a ready session's web UI through the platform's proxy, with a launch token valid for a minute",
+    summary:
+      "A link that opens a ready session's web UI through the platform's proxy, with a launch token valid for a minute: an absolute URL on the sessions' own origin, or a path when they share the platform's",
     auth: 'apikey',
     workspace: true,
     own: true,

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from 'fastify';
-import type { Config } from './config.js';
+import { sharedSessionsOriginWarning, type Config } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
 import { registerRoutes } from './http/register-routes.js';
+import { sessionOrigins } from './http/session-origins.js';
 import { registerSessionProxy } from './http/session-proxy.js';
 import { SessionUiTokens } from './http/session-ui-token.js';
 import { RequestLogController, requestSerializers } from './http/request-log.js';
@@ -89,7 +90,11 @@ export async function buildApp(
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
   const sessionUi = SessionUiTokens.fromKeyFile(config.secretKeyFile);
+  // The default sessions' origin takes the port the server listens on, known once it listens (port 0).
+  const origins = sessionOrigins(config, () => app.server.address());
+  if (!origins.own) app.log.warn(sharedSessionsOriginWarning(config.publicUrl || config.host));
   const deps: AppDeps = {
+    sessionOrigins: origins,
     closing: closing.signal,
     sessionUi,
     store,
@@ -105,7 +110,13 @@ export async function buildApp(
   registerTextGuard(app);
   registerErrorHandler(app);
   registerHomePage(app, VERSION);
-  await registerWebApp(app, config.webDir);
+  // Cheap defence in depth: no API answer is shown in a frame (the session proxy's own answers are the sessions').
+  app.addHook('onSend', async (request, reply) => {
+    if (request.url.startsWith('/api/') && !reply.hasHeader('x-frame-options')) void reply.header('x-frame-options', 'DENY');
+  });
+  await registerWebApp(app, config.webDir, {
+    elsewhere: (host) => (origins.isSessionsHost(host) ? `${origins.platformUrl() ?? ''}/app/` : null),
+  });
   registerRoutes(app, deps, {
     ...systemHandlers,
     ...authHandlers,
@@ -123,12 +134,23 @@ export async function buildApp(
     ...sessionHandlers,
   });
   // Sessions' web UIs: checked again on every request (the person may still use the session, which still runs).
+  // On their own origin, they are served there only, to pages of that origin.
+  const publicOrigin = config.publicUrl ? [new URL(config.publicUrl).origin] : [];
   registerSessionProxy(app, {
     tokens: sessionUi,
     resolve: (sessionId, userId) => sessionUpstream(store.db, config, sessionId, userId),
-    secureCookies: secureCookies(config),
-    // Behind a reverse proxy the browser's Origin is the public URL's.
-    ...(config.publicUrl && { allowedOrigins: [new URL(config.publicUrl).origin] }),
+    // Secure where sessions are reached over HTTPS: their own URL's scheme, else the platform's.
+    secureCookies: config.sessionsUrl ? config.sessionsUrl.startsWith('https:') : secureCookies(config),
+    ...(origins.own
+      ? {
+          servesHost: (host) => origins.isSessionsHost(host),
+          allowedOrigins: () => {
+            const sessions = origins.sessionsUrl();
+            return sessions ? [sessions] : [];
+          },
+        }
+      : // Behind a reverse proxy the browser's Origin is the public URL's.
+        { allowedOrigins: publicOrigin }),
   });
   return app;
 }

@@ -36,6 +36,12 @@ export const CONFIG_KEYS = {
     default: '',
     doc: 'URL that clients use to reach the server, when it differs from the listen address (proxies).',
   },
+  sessionsUrl: {
+    env: 'RUNYARD_SESSIONS_URL',
+    schema: Type.String({ pattern: '^(|https?://[^/?#@\\s]+/?)$' }),
+    default: '',
+    doc: "Base URL (scheme://host[:port], no path) at which browsers reach interactive sessions' web UIs: another host name than the platform's (e.g. a second DNS name of this server), so that a session's pages never get the dashboard's cookie. Empty: http(s)://localhost:<port> when the platform's URL is on 127.0.0.1 (127.0.0.1 when it is on localhost); otherwise sessions share the platform's origin, and a warning at start says so.",
+  },
   logLevel: {
     env: 'RUNYARD_LOG_LEVEL',
     schema: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
@@ -427,6 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     problems.push('RUNYARD_TLS_CERT_FILE and RUNYARD_TLS_KEY_FILE must be given together');
   }
   problems.push(...storageProblems(out));
+  problems.push(...sessionsUrlProblems(out));
   if (typeof out.instanceTypesFile === 'string' && out.instanceTypesFile) {
     try {
       readInstanceTypesFile(out.instanceTypesFile);
@@ -442,6 +449,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   if (!out.wdlEngine) out.wdlEngine = defaultWdlEngine(out.taskPath as string);
   out.cromwellUrl = (out.cromwellUrl as string).replace(/\/+$/, '');
+  if (out.sessionsUrl) out.sessionsUrl = new URL(out.sessionsUrl as string).origin;
   return Object.freeze(out) as Config;
 }
 
@@ -495,6 +503,82 @@ function storageProblems(out: Record<string, unknown>): string[] {
     );
   }
   return problems;
+}
+
+/** Hosts that listen on every interface: the URL the server prints names 127.0.0.1 instead. */
+const WILDCARD_HOSTS = ['0.0.0.0', '::'];
+const bracketed = (host: string) => (host.includes(':') ? `[${host}]` : host);
+
+/** The host name of the platform's URL, known from the configuration alone: the public URL's, else the printed listen address's. */
+function platformHostName(out: Record<string, unknown>): string {
+  if (out.publicUrl) return new URL(out.publicUrl as string).hostname;
+  const host = out.host as string;
+  return new URL(`http://${bracketed(WILDCARD_HOSTS.includes(host) ? '127.0.0.1' : host)}`).hostname;
+}
+
+/**
+ * RUNYARD_SESSIONS_URL must name another host than the platform's: cookies are scoped by host
+ * name, not port, so the dashboard's cookie would reach sessions on another port of the same host.
+ */
+function sessionsUrlProblems(out: Record<string, unknown>): string[] {
+  if (typeof out.sessionsUrl !== 'string' || !out.sessionsUrl) return [];
+  let sessions: URL;
+  let platform: string;
+  try {
+    sessions = new URL(out.sessionsUrl);
+    platform = platformHostName(out);
+  } catch {
+    return ['RUNYARD_SESSIONS_URL is not a URL'];
+  }
+  if (sessions.hostname !== platform) return [];
+  return [
+    `RUNYARD_SESSIONS_URL must name another host name than the platform's (${platform}): cookies are not isolated by port, so the dashboard's sign-in would reach the sessions' pages. Use a second DNS name of this server (e.g. sessions.example.org).`,
+  ];
+}
+
+/** The platform's URL as people reach it: the public URL, else the listen address on `port` (127.0.0.1 for every interface). */
+export function platformUrlOf(config: Pick<Config, 'publicUrl' | 'host' | 'tlsCertFile'>, port: number): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
+  const host = WILDCARD_HOSTS.includes(config.host) ? '127.0.0.1' : config.host;
+  return `${config.tlsCertFile ? 'https' : 'http'}://${bracketed(host)}:${port}`;
+}
+
+/** The other loopback name of a platform reached on this machine only, for the sessions' origin by default. */
+const LOOPBACK_SWAP: Record<string, string> = { '127.0.0.1': 'localhost', localhost: '127.0.0.1' };
+
+/**
+ * How sessions' web UIs are served: 'own' (an origin of their own, RUNYARD_SESSIONS_URL or the
+ * loopback swap) or 'shared' (the platform's origin). Known from the configuration; the default
+ * origin's port may wait for the server to listen (sessionsUrlOf).
+ * The swap is only made for a server that listens on a loopback name (or whose public URL is one):
+ * one listening on every interface is reached under names nobody here knows.
+ */
+export function sessionsOriginKind(config: Pick<Config, 'sessionsUrl' | 'publicUrl' | 'host'>): 'own' | 'shared' {
+  if (config.sessionsUrl) return 'own';
+  const host = config.publicUrl ? new URL(config.publicUrl).hostname : config.host.toLowerCase();
+  return Object.hasOwn(LOOPBACK_SWAP, host) ? 'own' : 'shared';
+}
+
+/**
+ * The origin of sessions' web UIs (`http://localhost:8080`, no trailing slash) for a platform at
+ * `platformUrl` (platformUrlOf), or null when they share the platform's origin.
+ */
+export function sessionsUrlOf(config: Pick<Config, 'sessionsUrl' | 'publicUrl' | 'host'>, platformUrl: string): string | null {
+  if (config.sessionsUrl) return config.sessionsUrl;
+  if (sessionsOriginKind(config) === 'shared') return null;
+  const url = new URL(platformUrl);
+  url.hostname = LOOPBACK_SWAP[url.hostname] ?? url.hostname;
+  return url.origin;
+}
+
+/** The warning at start when sessions share the platform's origin: why it is a risk, and the setting that ends it. */
+export function sharedSessionsOriginWarning(platformHost: string): string {
+  return (
+    `Interactive sessions' web UIs are served on the platform's own origin (${platformHost}): JavaScript on a session's pages ` +
+    "(a notebook's output, or the server of a shared session someone else controls) can call the API as the person viewing it, " +
+    'with their dashboard sign-in. Give sessions a host name of their own: set RUNYARD_SESSIONS_URL (e.g. https://sessions.example.org, ' +
+    'a second DNS name of this server; see docs/sessions.md).'
+  );
 }
 
 /** The database URL with the SQLite default filled in. */

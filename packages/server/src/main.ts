@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { buildApp } from './app.js';
 import { bindServer, ListenError } from './http/bound-server.js';
 import { chooseLogFormat, logStreamFor } from './log-format.js';
-import { ConfigError, databaseUrlOf, loadConfig, type Config } from './config.js';
+import { ConfigError, databaseUrlOf, loadConfig, platformUrlOf, sessionsUrlOf, type Config } from './config.js';
 import { createInitialAdmin, writeInitialAdminFile } from './services/bootstrap.js';
 import { openStore, type Store } from './store/database.js';
 import { newThreadTurnsBuffer } from './store/thread-turns.js';
@@ -46,10 +46,7 @@ function wdlEngineLine(config: Config): string {
 }
 
 function urlOf(config: Config, server: Server): string {
-  if (config.publicUrl) return config.publicUrl.replace(/\/+$/, '');
-  const { port } = server.address() as AddressInfo;
-  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host;
-  return `${config.tlsCertFile ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return platformUrlOf(config, (server.address() as AddressInfo).port);
 }
 
 /**
@@ -84,6 +81,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     bound.serve();
     const url = urlOf(config, bound.server);
     out(`Runyard ${VERSION} is listening on ${url} (database: ${store.kind})`);
+    const sessionsUrl = sessionsUrlOf(config, url);
+    if (sessionsUrl) out(`Interactive sessions' web UIs are served at ${sessionsUrl} (RUNYARD_SESSIONS_URL)`);
     out(wdlEngineLine(config));
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
     const admin = await createInitialAdmin(store.db);

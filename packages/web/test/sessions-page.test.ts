@@ -71,14 +71,19 @@ test('the sessions list and a session page show a session made with the SDK; pau
   await page.getByRole('region', { name: 'Status' }).getByText('scheduled').first().waitFor(WAIT);
   assert.equal((await w.client.getInteractiveSession(made._id, w.ws)).status, 'scheduled');
 
-  // Open, once it runs: a launch link through the session proxy, in a new tab.
+  // Open, once it runs: a launch link through the session proxy, in a new tab, on the sessions' own
+  // origin (the platform at 127.0.0.1, sessions at localhost: another host, where the dashboard's cookie is not sent).
   await w.s.store.db.updateTable('interactive_sessions').set({ status: 'ready' }).where('id', '=', made._id).execute();
-  const launch = new RegExp(`/api/runyard/interactive-sessions/${made._id}/ui/\\?token=`);
+  const sessionsUrl = w.s.url.replace('//127.0.0.1:', '//localhost:');
+  assert.match(w.s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  const launch = new RegExp(`^${sessionsUrl}/api/runyard/interactive-sessions/${made._id}/ui/\\?token=`);
   const tabOpened = context.waitForEvent('page', WAIT);
   const launched = context.waitForEvent('request', { predicate: (r) => launch.test(r.url()), ...WAIT });
   await page.getByRole('button', { name: 'Open notebook-1' }).click(WAIT);
   const tab = await tabOpened;
-  assert.equal((await launched).frame().page(), tab, 'the launch link is opened in the new tab');
+  const launchRequest = await launched;
+  assert.equal(launchRequest.frame().page(), tab, 'the launch link is opened in the new tab');
+  assert.doesNotMatch((await launchRequest.headerValue('cookie')) ?? '', /runyard_session/, "the dashboard's cookie stays home");
   await tab.close();
 
   assert.deepEqual(problems, []);

@@ -140,7 +140,10 @@ export const SessionIdParams = Type.Object({ id: ObjectId });
 /** Where a person opens a ready session's web UI: the platform's proxy, with a short-lived launch token for this person and session. */
 export const SessionUiLink = Type.Object({
   _id: ObjectId,
-  /** A path on the platform (join it to the platform's URL): `/api/runyard/interactive-sessions/<id>/ui/?token=...`. */
+  /**
+   * `<sessions origin>/api/runyard/interactive-sessions/<id>/ui/?token=...`: an absolute URL on the sessions' own origin
+   * (another host name than the platform's), or only the path when sessions share the platform's origin (join it to the platform's URL).
+   */
   url: Type.String(),
   /** When the launch token stops working (it is taken once, for a cookie that lasts longer). */
   expiresAt: IsoTime,

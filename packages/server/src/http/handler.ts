@@ -1,3 +1,4 @@
+import type { SessionOrigins } from './session-origins.js';
 import type { SessionUiTokens } from './session-ui-token.js';
 import type { Kysely } from 'kysely';
 import type { RouteId } from '@runyard/contract';
@@ -23,6 +24,8 @@ export interface AppDeps {
   closing?: AbortSignal;
   /** Issues the launch tokens of sessions' web UIs (the proxy verifies them: session-proxy.ts). */
   sessionUi: SessionUiTokens;
+  /** Where sessions' web UIs are served: the launch link's origin, and the host where the dashboard's cookie is refused. */
+  sessionOrigins: SessionOrigins;
 }
 
 /** A request after authentication, the workspace check and schema validation. */

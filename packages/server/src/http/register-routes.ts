@@ -35,6 +35,9 @@ function bearerOf(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+/** The dashboard's sign-in routes (routes/auth.ts): not served on the sessions' host. */
+const AUTH_PREFIX = '/api/runyard/auth/';
+
 /** Registers every route of the contract's table with its handler and roles entry; a row without both is a startup error. */
 export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Handlers): void {
   app.decorateRequest('user', null);
@@ -54,8 +57,16 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
         ...(spec.querystring && { querystring: spec.querystring }),
         ...(spec.response && { response: { [spec.status]: spec.response } }),
       },
-      onRequest:
-        spec.auth === 'apikey'
+      onRequest: spec.path.startsWith(AUTH_PREFIX)
+        ? async (request) => {
+            // A session's pages would sign the person in where their own scripts run.
+            if (deps.sessionOrigins.isSessionsHost(request.headers.host))
+              throw new AppError(
+                'CSRF_FAILED',
+                `The dashboard's sign-in is not served on the interactive sessions' host: sign in at ${deps.sessionOrigins.platformUrl() ?? 'the platform URL'}/app/.`,
+              );
+          }
+        : spec.auth === 'apikey'
           ? async (request) => {
               // The Cromwell routes also take the workspace's engine token (wire-api §1.2); it wins
               // over an apikey sent with it, as in the public client. Other routes ignore it.
@@ -69,7 +80,11 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
               }
               const key = apikeyOf(request);
               // Without an apikey header, the dashboard's session cookie (web-auth.ts); with one (even empty), the cookie is ignored.
-              const cookie = key === undefined ? sessionTokenOf(request.headers) : undefined;
+              // Never on the sessions' host: there it could only come from a session's pages.
+              const cookie =
+                key === undefined && !deps.sessionOrigins.isSessionsHost(request.headers.host)
+                  ? sessionTokenOf(request.headers)
+                  : undefined;
               let user: AuthUser | null;
               if (cookie !== undefined) user = await cookieUser(deps.db, deps.config, request.method, request.headers, cookie);
               else {

@@ -23,7 +23,10 @@ import type { SessionUiTokens } from './session-ui-token.js';
  * browser gets of its answers: no CORS permission (Jupyter grants any origin to token-authenticated
  * requests, which every proxied request is) and no cookie named runyard*. Since Jupyter checks
  * neither Origin nor XSRF for token-authenticated requests, the proxy refuses a request whose
- * Origin is not the platform's own (cross-site WebSocket hijacking, CSRF from a sibling origin).
+ * Origin is not the sessions' own (cross-site WebSocket hijacking, CSRF from a sibling origin).
+ *
+ * Where: when sessions have an origin of their own (session-origins.ts), only requests sent to it
+ * (servesHost) are served; the same path on the platform's host answers 404.
  */
 
 export const SESSION_UI_PATH_PREFIX = '/api/runyard/interactive-sessions/';
@@ -55,10 +58,16 @@ export interface SessionProxyOptions {
   /** Marks the cookie Secure: set when the platform is served over HTTPS (directly or behind a proxy). */
   secureCookies?: boolean;
   /**
-   * Origins (`https://runyard.example.org`) accepted besides the request's own Host: the platform's
-   * public URL when a reverse proxy in front of it changes the Host header.
+   * Origins (`https://runyard.example.org`) accepted besides the request's own Host: the sessions'
+   * origin, or the platform's public URL when sessions share it (a reverse proxy in front may change
+   * the Host header). A function when it is known only once the server listens.
    */
-  allowedOrigins?: string[];
+  allowedOrigins?: readonly string[] | (() => readonly string[]);
+  /**
+   * Whether requests sent to this Host are the proxy's (the sessions' own origin); others answer
+   * 404. Default: every Host (sessions share the platform's origin).
+   */
+  servesHost?: (host: string | undefined) => boolean;
   /** How long the session's server may take to answer a request; default 5 minutes. */
   upstreamTimeoutMs?: number;
 }
@@ -73,7 +82,7 @@ interface Target {
   basePath: string;
 }
 
-/** The path a person opens to launch a session's UI (the platform's URL before it): its base path with a launch token. */
+/** The path a person opens to launch a session's UI (the sessions' origin before it): its base path with a launch token. */
 export function sessionUiLaunchPath(sessionId: string, launchToken: string): string {
   return `${SESSION_UI_PATH_PREFIX}${sessionId}/ui/?${LAUNCH_TOKEN_PARAM}=${encodeURIComponent(launchToken)}`;
 }
@@ -167,7 +176,7 @@ function sanitizeResponseHeaders(headers: IncomingHttpHeaders): void {
   }
 }
 
-/** Whether the request's Origin, when it has one, is the platform's (the Host it was sent to, or an allowed origin). */
+/** Whether the request's Origin, when it has one, is the Host it was sent to or an allowed origin. */
 function originAllowed(headers: IncomingHttpHeaders, allowed: readonly string[]): boolean {
   const origin = headers.origin;
   if (origin === undefined) return true;
@@ -213,7 +222,11 @@ export interface SessionProxy {
 export function registerSessionProxy(app: FastifyInstance, options: SessionProxyOptions): SessionProxy {
   const { tokens, resolve } = options;
   const cookieTtlSeconds = options.cookieTtlSeconds ?? 12 * 3600;
-  const allowedOrigins = options.allowedOrigins ?? [];
+  const allowed = options.allowedOrigins ?? [];
+  const allowedOrigins = typeof allowed === 'function' ? allowed : () => allowed;
+  const servesHost = options.servesHost ?? (() => true);
+  /** Sent to the sessions' host, from a page of the sessions' origin (or none). */
+  const acceptable = (headers: IncomingHttpHeaders) => servesHost(headers.host) && originAllowed(headers, allowedOrigins());
   const proxy = createProxyServer({
     xfwd: false,
     changeOrigin: false,
@@ -257,7 +270,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
     const raw = request.raw;
     const target = parseSessionUiUrl(raw.url ?? '');
     const hidden = () => reply.callNotFound();
-    if (!target || !originAllowed(raw.headers, allowedOrigins)) return hidden();
+    if (!target || !acceptable(raw.headers)) return hidden();
     if (target.launchToken !== null && (raw.method === 'GET' || raw.method === 'HEAD')) {
       const claims = tokens.verify(target.launchToken, 'launch', target.sessionId);
       // A spent launch token goes on as if it were not there (a reload of the launch URL, with the cookie).
@@ -298,7 +311,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
     void (async () => {
       socket.on('error', () => socket.destroy());
       const target = parseSessionUiUrl(request.url ?? '');
-      const upstream = target && originAllowed(request.headers, allowedOrigins) ? await fromCookie(target, request.headers) : null;
+      const upstream = target && acceptable(request.headers) ? await fromCookie(target, request.headers) : null;
       if (!target || !upstream) {
         // Upgrade requests are all this listener's: any other path answers as a path no route serves.
         writeRaw(socket, 404, routeNotFoundBody(request.method ?? 'GET', request.url ?? ''));

@@ -18,13 +18,44 @@ import { routeNotFoundBody } from './error-handler.js';
 
 export const APP_PREFIX = '/app';
 
-/** Every /app reply: the dashboard loads only from this server and cannot be framed. */
+/**
+ * Every /app reply: the dashboard loads only from this server and cannot be framed (X-Frame-Options
+ * too, for browsers without frame-ancestors), and no page of another origin that it opens, nor
+ * that opens it, keeps a handle on its window (COOP).
+ */
 const SECURITY_HEADERS = {
   'content-security-policy':
     "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
   'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
   'referrer-policy': 'same-origin',
 };
+
+export interface WebAppOptions {
+  /**
+   * The dashboard's own URL (`http://127.0.0.1:8080/app/`) when a request's Host is the sessions'
+   * origin, where the dashboard is not served (its cookie is neither set nor taken there); null on
+   * the platform's host.
+   */
+  elsewhere?: (host: string | undefined) => string | null;
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The 404 page of /app on the sessions' host: the dashboard is at the platform's URL. */
+function elsewherePage(dashboardUrl: string): string {
+  const url = escapeHtml(dashboardUrl);
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Runyard: the dashboard is not here</title></head>
+<body>
+<h1>The dashboard is not here</h1>
+<p>This address serves the web pages of interactive sessions only. The Runyard dashboard is at <a href="${url}">${url}</a>.</p>
+</body>
+</html>
+`;
+}
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 const NOT_BUILT_PAGE = `<!doctype html>
@@ -66,14 +97,25 @@ async function fileOf(root: string, realRoot: string, rest: string): Promise<str
   return `/${segments.join('/')}`;
 }
 
-/** Registers `GET /app` (a redirect to /app/) and `GET /app/*`, serving the build in `dir` (default: defaultWebDir()). */
-export async function registerWebApp(app: FastifyInstance, dir: string): Promise<void> {
+/**
+ * Registers `GET /app` (a redirect to /app/) and `GET /app/*`, serving the build in `dir` (default:
+ * defaultWebDir()); on the sessions' host, a 404 page that links to the dashboard instead.
+ */
+export async function registerWebApp(app: FastifyInstance, dir: string, options: WebAppOptions = {}): Promise<void> {
   const root = path.resolve(dir || defaultWebDir());
   // Only its reply.sendFile: the routes are these, with the fallback and checks above.
   await app.register(fastifyStatic, { serve: false, preCompressed: true, dotfiles: 'ignore' });
 
   async function serve(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     void reply.headers(SECURITY_HEADERS);
+    const dashboard = options.elsewhere?.(request.headers.host);
+    if (dashboard)
+      return reply
+        .code(404)
+        .header('content-security-policy', "default-src 'none'; frame-ancestors 'none'")
+        .header('cache-control', 'no-store')
+        .type('text/html; charset=utf-8')
+        .send(elsewherePage(dashboard));
     const [pathname, query] = splitUrl(request.url);
     // With ignoreTrailingSlash, `/app` and `/app/` reach the same route: only the first moves.
     if (pathname === APP_PREFIX) return reply.redirect(`${APP_PREFIX}/${query}`, 301);

@@ -38,9 +38,11 @@ export const sessionHandlers: Handlers = {
     scheduler?.wake();
   },
   sessionMounts: async (req, { db, config }) => listMounts(db, config, req.ctx, req.params.id, req.query),
-  sessionUiLink: async (req, { db, sessionUi }) => {
+  // An absolute URL on the sessions' own origin (http/session-origins.ts); a path when they share the platform's.
+  sessionUiLink: async (req, { db, sessionUi, sessionOrigins }) => {
     const { id } = await sessionForUi(db, req.ctx, req.params.id);
     const token = sessionUi.issue('launch', id, req.ctx.user.id, LAUNCH_TTL_SECONDS);
-    return { _id: id, url: sessionUiLaunchPath(id, token), expiresAt: new Date(Date.now() + LAUNCH_TTL_SECONDS * 1000).toISOString() };
+    const url = `${sessionOrigins.sessionsUrl() ?? ''}${sessionUiLaunchPath(id, token)}`;
+    return { _id: id, url, expiresAt: new Date(Date.now() + LAUNCH_TTL_SECONDS * 1000).toISOString() };
   },
 };

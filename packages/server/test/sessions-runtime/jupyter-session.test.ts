@@ -14,6 +14,7 @@ import { SessionUiTokens } from '../../src/http/session-ui-token.js';
 import { cmdlinesHolding } from '../engines/cmdlines.js';
 import { execute } from './kernel.js';
 import { cookieOf, request, startProxyApp, type ProxyApp } from './proxy-app.js';
+import { isNotebookFailure } from '../../../../test/support/notebook-responses.js';
 
 /**
  * A real Jupyter Notebook session, run by the local executor in its bubblewrap sandbox as in
@@ -316,7 +317,7 @@ describe(
           // Every file the UI loads comes through the proxy: none may fail.
           const failed: string[] = [];
           page.on('response', (r) => {
-            if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+            if (isNotebookFailure(r.status(), r.url())) failed.push(`${r.status()} ${r.url()}`);
           });
           const opened = `${s.url}${base}notebooks/browser.ipynb`;
           await page.goto(`${opened}?token=${encodeURIComponent(s.tokens.issue('launch', SESSION, MEMBER, 120))}`, { timeout: 120_000 });

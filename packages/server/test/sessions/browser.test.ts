@@ -8,6 +8,7 @@ import { cookieOf, request } from '../sessions-runtime/proxy-app.js';
 import { call } from '../wire.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
 import { JUPYTER_INSTALLED } from './world.js';
+import { isNotebookFailure } from '../../../../test/support/notebook-responses.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -42,7 +43,7 @@ describe(
       };
       // A notebook with one cell, saved through the proxy as the UI's "New" would.
       const base = `/api/runyard/interactive-sessions/${created._id}/ui/`;
-      const cookie = cookieOf(await request(`${w.url}${await linkOf()}`));
+      const cookie = cookieOf(await request(await linkOf()));
       const notebook = {
         type: 'notebook',
         content: {
@@ -60,10 +61,10 @@ describe(
           nbformat_minor: 4,
         },
       };
-      const put = await request(`${w.url}${base}api/contents/browser.ipynb`, {
+      const put = await request(`${w.sessionsUrl}${base}api/contents/browser.ipynb`, {
         method: 'PUT',
         body: JSON.stringify(notebook),
-        headers: { cookie, 'content-type': 'application/json', origin: w.url },
+        headers: { cookie, 'content-type': 'application/json', origin: w.sessionsUrl },
       });
       assert.equal(put.status, 201, put.body);
 
@@ -72,13 +73,15 @@ describe(
         const page = await browser.newPage();
         const failed: string[] = [];
         page.on('response', (r) => {
-          if (r.status() >= 400) failed.push(`${r.status()} ${r.url()}`);
+          if (isNotebookFailure(r.status(), r.url())) failed.push(`${r.status()} ${r.url()}`);
         });
-        // The platform's link opens the session's tree; from there the person opens the notebook.
-        await page.goto(`${w.url}${await linkOf()}`, { timeout: 120_000 });
+        // The platform's link (on the sessions' own origin) opens the session's tree; from there the person opens the notebook.
+        await page.goto(await linkOf(), { timeout: 120_000 });
         // Without the token (the cookie now), on Jupyter's file tree.
-        await page.waitForURL((u) => u.href.startsWith(`${w.url}${base}tree`) && !u.searchParams.has('token'), { timeout: 120_000 });
-        const opened = `${w.url}${base}notebooks/browser.ipynb`;
+        await page.waitForURL((u) => u.href.startsWith(`${w.sessionsUrl}${base}tree`) && !u.searchParams.has('token'), {
+          timeout: 120_000,
+        });
+        const opened = `${w.sessionsUrl}${base}notebooks/browser.ipynb`;
         await page.goto(opened, { timeout: 120_000 });
         await page.waitForFunction(
           () => {

@@ -25,7 +25,7 @@ describe("a session of an operator's command (vscode)", { timeout: 300_000 }, ()
     const created = await w.session({ backend: 'vscode', name: 'code' });
     await w.until(created._id, ['ready']);
     const { cookie, base } = await w.open(created._id);
-    const page = await request(`${w.url}${base}write/notes.txt`, { headers: { cookie } });
+    const page = await request(`${w.sessionsUrl}${base}write/notes.txt`, { headers: { cookie } });
     // The proxy gave it its token; the sandbox gave it its home.
     assert.equal(page.status, 200, page.body);
     assert.match(page.body, /^bonjour from the session UI: write\/notes\.txt \(home \/.+\/home\)\n$/);

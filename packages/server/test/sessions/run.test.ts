@@ -19,11 +19,9 @@ import { JUPYTER_INSTALLED, shutdownIn } from './world.js';
 
 describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter is not installed', timeout: 900_000 }, () => {
   let w: RunningSessionWorld;
-  let url: string;
 
   before(async () => {
     w = await runningSessionWorld();
-    url = w.url;
   });
   after(() => w.close());
 
@@ -39,7 +37,7 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
     const ready = await until(created._id, ['ready']);
     assert.equal(ready.status, 'ready');
     const tree = await open(created._id);
-    const page = await request(`${url}${tree.base}tree`, { headers: { cookie: tree.cookie } });
+    const page = await request(`${w.sessionsUrl}${tree.base}tree`, { headers: { cookie: tree.cookie } });
     assert.equal(page.status, 200);
     assert.match(page.body, /Jupyter/);
 
@@ -124,7 +122,7 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
       other.apikey,
     );
     assert.equal(foreign.statusCode, 404, foreign.body);
-    const bare = await request(`${url}/api/runyard/interactive-sessions/${created._id}/ui/tree`);
+    const bare = await request(`${w.sessionsUrl}/api/runyard/interactive-sessions/${created._id}/ui/tree`);
     assert.equal(bare.status, 404);
 
     const row = await w.row(created._id);

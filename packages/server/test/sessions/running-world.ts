@@ -11,8 +11,10 @@ import { sessionWorld, type SessionWorld } from './world.js';
 
 /** A session world whose sessions really run: listening on a loopback port (the proxy), with a session runner. */
 export interface RunningSessionWorld extends SessionWorld {
-  /** http://127.0.0.1:<port> */
+  /** The platform: http://127.0.0.1:<port> */
   url: string;
+  /** Where sessions' web UIs are served (their own origin, the loopback default): http://localhost:<port> */
+  sessionsUrl: string;
   runner: SessionRunner;
   /** The session's document once its status is one of `statuses` (failing when it stopped otherwise). */
   until(id: string, statuses: string[]): Promise<Record<string, any>>;
@@ -30,6 +32,7 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
   const w = await sessionWorld({ RUNYARD_ABORT_GRACE_MS: '3000', ...env });
   // The proxy is reached over real HTTP and WebSocket.
   const url = await w.s.app.listen({ host: '127.0.0.1', port: 0 });
+  const sessionsUrl = url.replace('//127.0.0.1:', '//localhost:');
   const runner = new SessionRunner({
     db: w.s.store.db,
     config: w.s.config,
@@ -56,16 +59,16 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
   const open = async (id: string) => {
     const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, w.s.admin.apikey);
     assert.equal(link.statusCode, 200, link.body);
-    const launchPath: string = link.json().url;
-    assert.match(launchPath, new RegExp(`^/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
-    const launched = await request(`${url}${launchPath}`);
+    const launch: string = link.json().url;
+    assert.match(launch, new RegExp(`^${sessionsUrl}/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
+    const launched = await request(launch);
     assert.equal(launched.status, 200, launched.body);
     return { cookie: cookieOf(launched), base: `/api/runyard/interactive-sessions/${id}/ui/` };
   };
   const runCell = async (id: string, code: string) => {
     const { cookie, base } = await open(id);
-    const headers = { cookie, origin: url };
-    const created = await request(`${url}${base}api/kernels`, {
+    const headers = { cookie, origin: sessionsUrl };
+    const created = await request(`${sessionsUrl}${base}api/kernels`, {
       method: 'POST',
       body: JSON.stringify({ name: 'python3' }),
       headers: { ...headers, 'content-type': 'application/json' },
@@ -73,7 +76,7 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
     assert.equal(created.status, 201, created.body);
     const kernel = JSON.parse(created.body) as { id: string };
     const ws = await openChannels(
-      `${url.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
+      `${sessionsUrl.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
       headers,
     );
     try {
@@ -85,6 +88,7 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
   return {
     ...w,
     url,
+    sessionsUrl,
     runner,
     until,
     open,

@@ -58,9 +58,9 @@ function launch(command: { file: string; args: string[] }, url: string, ctx: Cli
 }
 
 /**
- * Asks the server for a link to the session's web UI (a path with a launch token for you, good for
- * a minute and taken once) and prints the full URL; with --web (or --browser) opens it in a browser.
- * The API key is never part of it.
+ * Asks the server for a link to the session's web UI (a launch token for you, good for a minute and
+ * taken once: an absolute URL on the sessions' own origin, or a path on the platform) and prints
+ * the full URL; with --web (or --browser) opens it in a browser. The API key is never part of it.
  */
 export async function sessionOpen(arg: string | undefined, opts: SessionOpenOptions, ctx: CliContext): Promise<void> {
   const id = sessionIdOf(arg, opts);
@@ -82,7 +82,8 @@ export async function sessionOpen(arg: string | undefined, opts: SessionOpenOpti
       throw new CliError(`Session ${id} is ${statusWithWire(session.status)}, not running. ${what}`);
     }
   });
-  const url = `${conn.platformUrl}${link.url}`;
+  // Sessions on an origin of their own get an absolute URL; on the platform's, a path.
+  const url = /^https?:\/\//i.test(link.url) ? link.url : `${conn.platformUrl}${link.url}`;
   ctx.stdout.write(`${url}\n`);
   if (!opts.web && !opts.browser) {
     ctx.stderr.write(`Open this URL in your browser before ${link.expiresAt}: it works once, and only for you.\n`);
