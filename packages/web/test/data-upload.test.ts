@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './support/browser-test.js';
 import { webWorld, type WebWorld } from './support/web-world.js';
 
 const WAIT = { timeout: 60_000 };

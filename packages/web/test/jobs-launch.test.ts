@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './support/browser-test.js';
 import { RunyardClient } from '@runyard/client';
 import type { Page } from 'playwright-core';
 import { runCli } from '../../cli/test/support/run-cli.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { after, before, test } from './support/browser-test.js';
 import type { SessionCreateBody } from '@runyard/client';
 import { webWorld, type WebWorld } from './support/web-world.js';
 
