@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
+import { cookieValues } from './cookies.js';
 import { routeNotFoundBody, wireErrorBody } from './error-handler.js';
 import type { SessionUiTokens } from './session-ui-token.js';
 
@@ -117,18 +118,6 @@ function safeDecode(text: string): string {
   } catch {
     return '';
   }
-}
-
-/** Every value of the proxy's cookie in a Cookie header (a browser may send several, from different paths). */
-function proxyCookieValues(header: string | undefined): string[] {
-  if (!header) return [];
-  const values: string[] = [];
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_UI_COOKIE) values.push(part.slice(eq + 1).trim());
-  }
-  return values;
 }
 
 /** Cookies named runyard* are the platform's: never sent to a session. */
@@ -252,7 +241,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
 
   /** The person and session of a request that carries a valid cookie for this session, or null. */
   async function fromCookie(target: Target, headers: IncomingHttpHeaders): Promise<SessionUpstream | null> {
-    for (const value of proxyCookieValues(firstValue(headers.cookie))) {
+    for (const value of cookieValues(firstValue(headers.cookie), SESSION_UI_COOKIE)) {
       const claims = tokens.verify(value, 'cookie', target.sessionId);
       if (claims) return resolve(target.sessionId, claims.userId);
     }

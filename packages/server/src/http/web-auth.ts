@@ -1,5 +1,6 @@
 import { CSRF_HEADER, WEB_SESSION_COOKIE } from '@runyard/contract';
 import type { Config } from '../config.js';
+import { cookieValues } from './cookies.js';
 import { AppError } from '../errors/app-error.js';
 import type { AuthUser } from '../services/context.js';
 import { authenticateWebSession, csrfTokenMatches, type WebSession } from '../services/web-sessions.js';
@@ -24,13 +25,7 @@ const first = (value: string | string[] | undefined) => (Array.isArray(value) ? 
 
 /** The session cookie's value in the Cookie header, or undefined when the request has none. */
 export function sessionTokenOf(headers: Headers): string | undefined {
-  const header = first(headers.cookie);
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq >= 0 && part.slice(0, eq).trim() === WEB_SESSION_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return cookieValues(first(headers.cookie), WEB_SESSION_COOKIE)[0];
 }
 
 /** Whether the server is reached over HTTPS (directly, or behind a proxy whose public URL is https): its cookies are Secure then. */
