@@ -5,16 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { isoNow, newObjectId } from '@runyard/contract';
 import { databaseUrlOf, openStore, startServer } from '@runyard/server';
-import { startBareServer } from './lib/bare-server.mjs';
-import { measure } from './lib/load.mjs';
-import { loadFigures } from './lib/report.mjs';
+import { measureAgainstBare } from './lib/against-bare.mjs';
 
 const PROJECTS = 10_000;
-const load = {
-  concurrency: Number(process.env.BENCH_CONCURRENCY ?? 16),
-  warmupMs: 1000,
-  durationMs: Number(process.env.BENCH_DURATION_MS ?? 5000),
-};
 
 /** Inserts the projects in one transaction, straight into the server's database. */
 async function insertProjects(config, workspaceId) {
@@ -52,7 +45,6 @@ export async function run() {
     { RUNYARD_DATA_DIR: dataDir, RUNYARD_HOST: '127.0.0.1', RUNYARD_PORT: '0', RUNYARD_LOG_LEVEL: 'warn' },
     () => {},
   );
-  let bare;
   try {
     const admin = JSON.parse(readFileSync(path.join(dataDir, 'initial-admin.json'), 'utf8'));
     await insertProjects(server.config, admin.workspaceId);
@@ -65,23 +57,15 @@ export async function run() {
     if (reply.status !== 200 || parsed.total !== PROJECTS || parsed.projects.length !== 100) {
       throw new Error(`unexpected reply ${reply.status}: total ${parsed.total}, ${parsed.projects?.length} projects`);
     }
-    bare = await startBareServer(body);
-
-    console.log(
-      `# B1 GET /api/v2/projects, ${PROJECTS} projects on SQLite, pageSize=100 (${body.length} bytes); ` +
-        `${load.concurrency} keep-alive connections, ${load.durationMs / 1000} s after ${load.warmupMs / 1000} s warm-up`,
-    );
-    const measured = await measure({ url: server.url + route, headers, ...load });
-    const baseline = await measure({ url: bare.url + route, headers, ...load });
-    for (const [name, m] of [
-      ['Runyard', measured],
-      ['baseline', baseline],
-    ]) {
-      if (m.errors) throw new Error(`${name}: ${m.errors} of ${m.requests} requests failed`);
-    }
-    for (const line of loadFigures('B1 project list', measured, baseline)) console.log(line);
+    await measureAgainstBare({
+      name: 'B1 project list',
+      what: `B1 GET /api/v2/projects, ${PROJECTS} projects on SQLite, pageSize=100`,
+      url: server.url,
+      route,
+      headers,
+      body,
+    });
   } finally {
-    await bare?.close();
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

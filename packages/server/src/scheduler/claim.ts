@@ -122,19 +122,26 @@ async function claimPostgres(ctx: SchedulerContext, limit: number): Promise<Clai
 }
 
 /**
- * SQLite: each claim is one compare-and-set UPDATE (atomic under SQLite's write lock, across
- * processes too): the job must still be queued, its queue must still have a free slot, and its
+ * SQLite: each claim is one compare-and-set UPDATE, all of a pass in one transaction (which holds
+ * SQLite's write lock, across processes too): the job must still be queued, its queue must still have a free slot, and its
  * CPUs and memory must still fit in what the active jobs of its backend leave. The first that
  * fails ends the pass (another scheduler was quicker); the next pass plans again.
  */
 async function claimSqlite(ctx: SchedulerContext, limit: number): Promise<ClaimedJob[]> {
+  const chosen = await plan(ctx, ctx.db, limit);
+  if (!chosen.length) return [];
+  // One transaction: the claims of a pass share one commit.
+  return ctx.db.transaction().execute((trx) => claimEachSqlite(ctx, trx, chosen));
+}
+
+async function claimEachSqlite(ctx: SchedulerContext, db: Db, chosen: Candidate[]): Promise<ClaimedJob[]> {
   const claimed: ClaimedJob[] = [];
-  for (const c of await plan(ctx, ctx.db, limit)) {
+  for (const c of chosen) {
     const capacity = capacityOf(ctx.config, c.backend);
     const held = (column: 'cpus' | 'memory_gib') =>
       sql<number>`(select coalesce(sum(a.${sql.ref(column)}), 0) from jobs a join queues q on q.id = a.queue_id
         where q.backend = ${c.backend} and a.status in (${sql.join([...ACTIVE_STATUSES])})) + jobs.${sql.ref(column)}`;
-    const row = await ctx.db
+    const row = await db
       .updateTable('jobs')
       .set(claimSet(ctx))
       .where('id', '=', c.id)

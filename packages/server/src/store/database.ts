@@ -3,7 +3,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { makePrivateDatabaseFile, makePrivateDir } from './private-files.js';
-import { ImmediateSqliteDialect } from './sqlite-dialect.js';
+import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { ThreadTurns, type ThreadTurnsHandle } from './thread-turns.js';
 import type { Database } from './schema.js';
 
@@ -23,7 +23,7 @@ export interface StoreOptions {
   threadTurns?: ThreadTurnsHandle;
 }
 
-/** Opens the database named by the URL: `sqlite:<file>` (WAL, synchronous=FULL) or `postgres://...`. */
+/** Opens the database named by the URL: `sqlite:<file>` (WAL, synchronous=FULL, group commit) or `postgres://...`. */
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -43,7 +43,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const turns = options.threadTurns ? new ThreadTurns(options.threadTurns) : undefined;
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }, turns) });
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns }) });
   return { db, kind: 'sqlite', close: () => db.destroy() };
 }
 

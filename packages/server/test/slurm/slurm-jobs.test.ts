@@ -139,7 +139,8 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     assert.equal(r.status, 200);
     const sse = sseReader(r.body!);
     const early = await logUntil(sse, 'early\n');
-    assert.equal((await job(id)).status, 'running');
+    // Runyard learns that Slurm started the task at its next poll of squeue: the task may print before that.
+    await waitFor(`job ${id} to be running`, async () => (await job(id)).status === 'running', 30_000);
     writeFileSync(path.join(jobPaths(server.config.dataDir, ws, id).work, 'go'), '');
     const { text: rest, end } = await drain(sse);
     const text = early + rest;

@@ -1,0 +1,186 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { Kysely, sql } from 'kysely';
+import { GroupCommitSqliteDialect } from '../../src/store/sqlite-group-commit.js';
+
+interface Db {
+  t: { id: string; n: number };
+}
+
+/** A group-committing connection to a new file, another plain connection that sees only what is committed, and the commits. */
+function open(options: { failCommits?: number } = {}) {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-group-commit-')), 'db.sqlite');
+  const raw = new SQLite(file);
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = FULL');
+  raw.exec('create table t (id text primary key, n integer not null)');
+  let failCommits = options.failCommits ?? 0;
+  // Only COMMIT fails, as an I/O error at the fsync would.
+  const database = new Proxy(raw, {
+    get: (target, key) => {
+      if (key === 'exec')
+        return (text: string) => {
+          if (text === 'commit' && failCommits > 0) {
+            failCommits--;
+            throw new Error('disk I/O error');
+          }
+          return target.exec(text);
+        };
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const commits: number[] = [];
+  const db = new Kysely<Db>({
+    dialect: new GroupCommitSqliteDialect(database, {
+      onCommit: (members) => commits.push(members),
+      // Batches end by size and idleness only: a loaded machine's pauses do not split them.
+      maxBatchMs: 600_000,
+    }),
+  });
+  const observer = new SQLite(file, { readonly: true });
+  const committed = (id: string) => observer.prepare('select count(*) as n from t where id = ?').get(id) as { n: number };
+  const ids = () => (observer.prepare('select id from t order by id').all() as Array<{ id: string }>).map((r) => r.id);
+  return {
+    db,
+    commits,
+    isCommitted: (id: string) => committed(id).n === 1,
+    ids,
+    close: async () => {
+      observer.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** A test on a fresh file: closed after it, whatever it did. */
+async function withStore(test: (s: ReturnType<typeof open>) => Promise<void>, options: Parameters<typeof open>[0] = {}) {
+  const s = open(options);
+  try {
+    await test(s);
+  } finally {
+    await s.close();
+  }
+}
+
+const insert = (db: Kysely<Db>, id: string) => db.insertInto('t').values({ id, n: 1 }).execute();
+
+describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
+  it('writes that come together share one commit, and each resolves only once it is durable', () =>
+    withStore(async (s) => {
+      const ids = Array.from({ length: 20 }, (_, i) => `w${String(i).padStart(2, '0')}`);
+      const seenAtResolve = await Promise.all(ids.map((id) => insert(s.db, id).then(() => s.isCommitted(id))));
+      assert.deepEqual(seenAtResolve, Array(20).fill(true), 'another connection sees each write when its caller is told');
+      assert.equal(s.commits.length, 1, `one commit for 20 concurrent writes, not ${s.commits.length}`);
+      assert.deepEqual(s.ids(), ids);
+    }));
+
+  it('writes awaited one after another commit one by one', () =>
+    withStore(async (s) => {
+      await insert(s.db, 'a');
+      assert.equal(s.isCommitted('a'), true);
+      await insert(s.db, 'b');
+      assert.deepEqual(s.commits, [1, 1]);
+    }));
+
+  it('a read that runs inside an open batch sees its writes but answers only after they are durable', () =>
+    withStore(async (s) => {
+      const write = insert(s.db, 'x');
+      const count = await s.db
+        .selectFrom('t')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+        .then((r) => ({ n: Number(r.n), committed: s.isCommitted('x') }));
+      await write;
+      assert.deepEqual(count, { n: 1, committed: true });
+      assert.deepEqual(s.commits, [2]);
+    }));
+
+  it('a transaction that fails is undone alone; the others of its batch commit', () =>
+    withStore(async (s) => {
+      const results = await Promise.allSettled([
+        s.db.transaction().execute(async (tx) => {
+          await insert(tx, 'b1');
+          await insert(tx, 'b2');
+        }),
+        s.db.transaction().execute(async (tx) => {
+          await insert(tx, 'f1');
+          throw new Error('refused half way');
+        }),
+        insert(s.db, 'c'),
+        s.db.transaction().execute(async (tx) => {
+          await insert(tx, 'd');
+          await tx.updateTable('t').set({ n: 2 }).where('id', '=', 'd').execute();
+        }),
+      ]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /refused half way/);
+      assert.deepEqual(s.ids(), ['b1', 'b2', 'c', 'd']);
+      assert.equal(s.commits.length, 1);
+      const d = await s.db.selectFrom('t').select('n').where('id', '=', 'd').executeTakeFirstOrThrow();
+      assert.equal(d.n, 2);
+    }));
+
+  it('a statement that fails (a duplicate key) fails alone', () =>
+    withStore(async (s) => {
+      await insert(s.db, 'dup');
+      const results = await Promise.allSettled([insert(s.db, 'e1'), insert(s.db, 'dup'), insert(s.db, 'e2')]);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((results[1] as PromiseRejectedResult).reason), /UNIQUE constraint failed/);
+      assert.deepEqual(s.ids(), ['dup', 'e1', 'e2']);
+    }));
+
+  it('a commit that fails fails every member of its batch and leaves nothing; the next batch works', () =>
+    withStore(
+      async (s) => {
+        const results = await Promise.allSettled([
+          insert(s.db, 'l1'),
+          s.db.transaction().execute((tx) => insert(tx, 'l2')),
+          s.db.selectFrom('t').selectAll().execute(),
+        ]);
+        assert.deepEqual(
+          results.map((r) => r.status),
+          ['rejected', 'rejected', 'rejected'],
+        );
+        for (const r of results) assert.match(String((r as PromiseRejectedResult).reason), /disk I\/O error/);
+        assert.deepEqual(s.ids(), []);
+        await insert(s.db, 'after');
+        assert.deepEqual(s.ids(), ['after']);
+      },
+      { failCommits: 1 },
+    ));
+
+  it('a batch is bounded: past its size it commits while callers still wait', () =>
+    withStore(async (s) => {
+      await Promise.all(Array.from({ length: 450 }, (_, i) => insert(s.db, `m${i}`)));
+      assert.deepEqual(s.commits, [200, 200, 50]);
+      assert.equal(s.ids().length, 450);
+    }));
+
+  it('a transaction reads its own writes and the batch keeps their order', () =>
+    withStore(async (s) => {
+      const [, total] = await Promise.all([
+        insert(s.db, 'o1'),
+        s.db.transaction().execute(async (tx) => {
+          await insert(tx, 'o2');
+          const row = await tx
+            .selectFrom('t')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
+          return Number(row.n);
+        }),
+      ]);
+      assert.equal(total, 2, 'the transaction sees the write queued before it and its own');
+      assert.equal((await sql<{ n: number }>`select count(*) as n from t`.execute(s.db)).rows[0].n, 2);
+    }));
+});
