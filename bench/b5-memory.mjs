@@ -4,7 +4,7 @@
 // Each server is its own process (packages/server/dist/main.js, as `npm start` runs it), so the
 // figures are its own; RSS is read from /proc.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,7 +46,10 @@ async function startServerProcess(dataDir) {
     });
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it served: ${out.slice(0, 500)}`)));
   });
-  const admin = JSON.parse(readFileSync(path.join(dataDir, 'initial-admin.json'), 'utf8'));
+  // On the first start the admin's file is written just after the URL is printed.
+  const adminFile = path.join(dataDir, 'initial-admin.json');
+  for (let i = 0; i < 200 && !existsSync(adminFile); i++) await sleep(50);
+  const admin = JSON.parse(readFileSync(adminFile, 'utf8'));
   const exited = new Promise((resolve) => child.once('exit', resolve));
   return {
     pid: child.pid,
@@ -117,12 +120,12 @@ export async function run() {
     const streamer = await s.call(
       'POST',
       `/api/v2/jobs?teamId=${s.admin.workspaceId}`,
-      body(`head -c ${STREAM_BYTES} /dev/zero | tr '\\0' 'x' | fold -w 1023`),
+      body(`head -c ${STREAM_BYTES} /dev/zero | tr '\\0' 'x' | fold -w 1023; true`),
     );
     let peak = 0;
     const watch = setInterval(() => (peak = Math.max(peak, rssMiB(s.pid))), 100);
     const ended = await untilEnded(s, streamer.jobId).finally(() => clearInterval(watch));
-    if (ended.status !== 'completed') throw new Error(`the 1 GB job ended ${ended.status}`);
+    if (ended.status !== 'completed') throw new Error(`the 1 GB job ended ${ended.status}: ${ended.statusMessage ?? ''}`);
     console.log(figure('B5 RSS peak while a job writes 1 GB to stdout', peak, stored, 'MB'));
   } finally {
     await s?.stop();

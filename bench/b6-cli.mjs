@@ -3,7 +3,7 @@
 // the same commands of the Python cloudos-cli when `cloudos` is installed (our API is the one it
 // talks to), otherwise against `python3 -c "import requests"` (the least the Python CLI does
 // before any of its commands). Target: ratio <= 0.5. Runs alternate, so both meet the same noise.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,25 +18,31 @@ function onPath(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
-/** Milliseconds from spawn to exit of one run; throws when the command fails. */
+/** Milliseconds from spawn to exit of one run; throws when the command fails. Not spawnSync: the server runs in this process. */
 function timeOf({ program, args }, env) {
-  const t0 = performance.now();
-  const result = spawnSync(program, args, { env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 });
-  const ms = performance.now() - t0;
-  if (result.status !== 0)
-    throw new Error(`${program} ${args.join(' ')} failed (${result.status}): ${String(result.stderr).slice(0, 400)}`);
-  return ms;
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(program, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - t0;
+      if (code === 0) resolve(ms);
+      else reject(new Error(`${program} ${args.join(' ')} failed (${code}): ${err.slice(0, 400)}`));
+    });
+  });
 }
 
 /** Median milliseconds of each command over RUNS alternating runs (after one warm-up run of each). */
-function medians(a, b, env) {
-  timeOf(a, env);
-  timeOf(b, env);
+async function medians(a, b, env) {
+  await timeOf(a, env);
+  await timeOf(b, env);
   const ta = [];
   const tb = [];
   for (let i = 0; i < RUNS; i++) {
-    ta.push(timeOf(a, env));
-    tb.push(timeOf(b, env));
+    ta.push(await timeOf(a, env));
+    tb.push(await timeOf(b, env));
   }
   return [
     percentile(
@@ -71,11 +77,15 @@ export async function run() {
     const baselineName = cloudos ? 'cloudos-cli' : 'python3 -c "import requests"';
     console.log(`# B6 CLI start to exit, median of ${RUNS} runs each; baseline: ${baselineName}`);
 
-    const [version, versionBase] = medians({ program: process.execPath, args: [runyardBin, '--version'] }, baseline(['--version']), env);
+    const [version, versionBase] = await medians(
+      { program: process.execPath, args: [runyardBin, '--version'] },
+      baseline(['--version']),
+      env,
+    );
     console.log(figure('B6 runyard --version', version, versionBase, 'ms'));
 
     const listArgs = ['--cloudos-url', s.url, '--apikey', s.apikey, '--workspace-id', s.ws];
-    const [list, listBase] = medians(
+    const [list, listBase] = await medians(
       { program: process.execPath, args: [runyardBin, 'job', 'list', '--last-n-jobs', '100'] },
       baseline(['job', 'list', ...listArgs, '--last-n-jobs', '100']),
       env,

@@ -1,7 +1,11 @@
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
+import type Pretty from 'pino-pretty';
 import type { Config } from './config.js';
 
 export type LogFormat = 'json' | 'pretty';
+
+// Loaded only for pretty logs (a person at a terminal): a server that logs JSON does without its memory.
+const requireModule = createRequire(import.meta.url);
 
 /** `auto` (the setting's default) means: a person at a terminal reads pretty lines, a pipe gets JSON. */
 export function chooseLogFormat(setting: Config['logFormat'], isTTY: boolean): LogFormat {
@@ -16,5 +20,6 @@ export function chooseLogFormat(setting: Config['logFormat'], isTTY: boolean): L
  */
 export function logStreamFor(format: LogFormat): NodeJS.WritableStream | undefined {
   if (format === 'json') return undefined;
+  const pretty = requireModule('pino-pretty') as typeof Pretty;
   return pretty({ translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true, sync: true });
 }

@@ -1,10 +1,12 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
+import { createRequire } from 'node:module';
+import type * as AzureSdk from '@azure/storage-blob';
+import type {
   BlobServiceClient,
+  ContainerClient,
+  ContainerListBlobFlatSegmentResponse,
   StorageSharedKeyCredential,
-  type ContainerClient,
-  type ContainerListBlobFlatSegmentResponse,
 } from '@azure/storage-blob';
 import {
   type ByteRange,
@@ -18,6 +20,13 @@ import {
   type PutOptions,
 } from './blob-store.js';
 import { checkContainer, checkKey, checkListOptions, checkPrefix, compareKeys, nameOf } from './keys.js';
+
+// The SDK is loaded when an Azure store is made, not with the server: it costs about 26 MB in each thread that loads it.
+const requireSdk = createRequire(import.meta.url);
+let sdk: typeof AzureSdk | undefined;
+function azureSdk(): typeof AzureSdk {
+  return (sdk ??= requireSdk('@azure/storage-blob') as typeof AzureSdk);
+}
 
 export interface AzureStoreOptions {
   /** A storage connection string; otherwise accountName and accountKey (and endpoint) are used. */
@@ -78,7 +87,7 @@ export class AzureBlobStore implements BlobStore {
     this.deleteBatchSize = Math.min(AZURE_MAX_PAGE, Math.max(1, options.deleteBatchSize ?? 1000));
     if (options.connectionString) {
       try {
-        this.service = BlobServiceClient.fromConnectionString(options.connectionString);
+        this.service = azureSdk().BlobServiceClient.fromConnectionString(options.connectionString);
       } catch {
         // The SDK's message could quote the connection string, which holds the account key.
         throw new Error('Azure storage: the connection string is not valid') as Error;
@@ -89,11 +98,11 @@ export class AzureBlobStore implements BlobStore {
       const endpoint = options.endpoint || `https://${options.accountName}.blob.core.windows.net`;
       let credential: StorageSharedKeyCredential;
       try {
-        credential = new StorageSharedKeyCredential(options.accountName, options.accountKey);
+        credential = new (azureSdk().StorageSharedKeyCredential)(options.accountName, options.accountKey);
       } catch {
         throw new Error('Azure storage: the account key is not valid (it must be base64)') as Error;
       }
-      this.service = new BlobServiceClient(endpoint, credential);
+      this.service = new (azureSdk().BlobServiceClient)(endpoint, credential);
     }
     this.accountName = this.service.accountName;
   }

@@ -1,24 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CopyObjectCommand,
-  CreateBucketCommand,
-  CreateMultipartUploadCommand,
-  DeleteObjectCommand,
-  DeleteObjectsCommand,
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  UploadPartCommand,
-  type BucketLocationConstraint,
-  type CompletedPart,
-  type ListObjectsV2CommandOutput,
-} from '@aws-sdk/client-s3';
+import { createRequire } from 'node:module';
+import type * as S3Sdk from '@aws-sdk/client-s3';
+import type { BucketLocationConstraint, CompletedPart, ListObjectsV2CommandOutput } from '@aws-sdk/client-s3';
 import {
   type ByteRange,
   BlobKeyError,
@@ -31,6 +15,13 @@ import {
   type PutOptions,
 } from './blob-store.js';
 import { checkBucket, checkKey, checkListOptions, checkPrefix, compareKeys, decodeKeyCursor, encodeKeyCursor, nameOf } from './keys.js';
+
+// The SDK is loaded when an S3 store is made, not with the server: it costs about 24 MB in each thread that loads it.
+const requireSdk = createRequire(import.meta.url);
+let sdk: typeof S3Sdk | undefined;
+function s3Sdk(): typeof S3Sdk {
+  return (sdk ??= requireSdk('@aws-sdk/client-s3') as typeof S3Sdk);
+}
 
 export interface S3StoreOptions {
   /** Empty or absent: AWS's own endpoint for the region. Otherwise the URL of an S3-compatible store. */
@@ -106,7 +97,8 @@ async function* parts(body: Readable, size: () => number): AsyncGenerator<Buffer
  */
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3' as const;
-  private readonly client: S3Client;
+  private readonly sdk = s3Sdk();
+  private readonly client: S3Sdk.S3Client;
   private readonly region: string;
   private readonly partSize: number;
   private readonly deleteBatchSize: number;
@@ -118,7 +110,7 @@ export class S3BlobStore implements BlobStore {
     this.region = options.region || 'us-east-1';
     this.partSize = Math.max(5 * MIB, options.partSize ?? 8 * MIB);
     this.deleteBatchSize = Math.min(S3_MAX_PAGE, Math.max(1, options.deleteBatchSize ?? S3_MAX_PAGE));
-    this.client = new S3Client({
+    this.client = new this.sdk.S3Client({
       region: this.region,
       endpoint: options.endpoint || undefined,
       forcePathStyle: Boolean(options.forcePathStyle),
@@ -152,7 +144,7 @@ export class S3BlobStore implements BlobStore {
       let out: ListObjectsV2CommandOutput;
       try {
         out = await this.client.send(
-          new ListObjectsV2Command({
+          new this.sdk.ListObjectsV2Command({
             Bucket: bucket,
             Prefix: folder || undefined,
             Delimiter: delimiter ? '/' : undefined,
@@ -208,7 +200,7 @@ export class S3BlobStore implements BlobStore {
     checkKey(key);
     try {
       if (Buffer.isBuffer(body)) {
-        await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: options?.contentType }));
+        await this.client.send(new this.sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: options?.contentType }));
         return { size: body.length };
       }
       return await this.putStream(bucket, key, body, options?.contentType);
@@ -226,16 +218,20 @@ export class S3BlobStore implements BlobStore {
     const second = first.done ? first : await source.next();
     if (second.done) {
       const only = first.done ? Buffer.alloc(0) : first.value;
-      await this.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: only, ContentType: contentType }));
+      await this.client.send(new this.sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: only, ContentType: contentType }));
       return { size: only.length };
     }
-    const { UploadId } = await this.client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }));
+    const { UploadId } = await this.client.send(
+      new this.sdk.CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: contentType }),
+    );
     const completed: CompletedPart[] = [];
     let size = 0;
     try {
       const upload = async (buf: Buffer) => {
         const PartNumber = completed.length + 1;
-        const { ETag } = await this.client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber, Body: buf }));
+        const { ETag } = await this.client.send(
+          new this.sdk.UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber, Body: buf }),
+        );
         completed.push({ ETag, PartNumber });
         size += buf.length;
         if (PartNumber % 1000 === 0) partSize *= 2; // S3 allows 10,000 parts: larger parts as the upload grows
@@ -244,11 +240,11 @@ export class S3BlobStore implements BlobStore {
       await upload(second.value);
       for await (const buf of source) await upload(buf);
       await this.client.send(
-        new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: completed } }),
+        new this.sdk.CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: completed } }),
       );
       return { size };
     } catch (e) {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => undefined);
+      await this.client.send(new this.sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => undefined);
       body.destroy();
       throw e;
     }
@@ -259,7 +255,7 @@ export class S3BlobStore implements BlobStore {
     checkKey(key);
     try {
       const out = await this.client.send(
-        new GetObjectCommand({ Bucket: bucket, Key: key, ...(range && { Range: `bytes=${range.start}-${range.end ?? ''}` }) }),
+        new this.sdk.GetObjectCommand({ Bucket: bucket, Key: key, ...(range && { Range: `bytes=${range.start}-${range.end ?? ''}` }) }),
       );
       return (out.Body as Readable | undefined) ?? Readable.from([]);
     } catch (e) {
@@ -272,7 +268,7 @@ export class S3BlobStore implements BlobStore {
     checkBucket(bucket);
     checkKey(key);
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      const out = await this.client.send(new this.sdk.HeadObjectCommand({ Bucket: bucket, Key: key }));
       return { size: out.ContentLength ?? 0, lastModified: out.LastModified ?? new Date(0) };
     } catch (e) {
       if (isNotFound(e)) return null;
@@ -284,7 +280,7 @@ export class S3BlobStore implements BlobStore {
     checkBucket(bucket);
     checkKey(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: bucket, Key: key }));
     } catch (e) {
       if (!isNotFound(e)) throw e;
     }
@@ -300,7 +296,7 @@ export class S3BlobStore implements BlobStore {
       let out: ListObjectsV2CommandOutput;
       try {
         out = await this.client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: folder, MaxKeys: this.deleteBatchSize, StartAfter: after }),
+          new this.sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: folder, MaxKeys: this.deleteBatchSize, StartAfter: after }),
         );
       } catch (e) {
         if (isNoSuchBucket(e)) return count;
@@ -317,7 +313,7 @@ export class S3BlobStore implements BlobStore {
 
   /** One DeleteObjects request (with Content-MD5, which older S3-compatible stores require); throws on any key that failed. */
   private async deleteBatch(bucket: string, keys: string[]): Promise<number> {
-    const command = new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } });
+    const command = new this.sdk.DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: keys.map((Key) => ({ Key })), Quiet: true } });
     command.middlewareStack.add(
       (next) => async (args) => {
         const request = args.request as { body?: unknown; headers?: Record<string, string> };
@@ -345,7 +341,7 @@ export class S3BlobStore implements BlobStore {
     checkBucket(toBucket);
     checkKey(toKey);
     try {
-      await this.client.send(new CopyObjectCommand({ Bucket: toBucket, Key: toKey, CopySource: copySource(bucket, fromKey) }));
+      await this.client.send(new this.sdk.CopyObjectCommand({ Bucket: toBucket, Key: toKey, CopySource: copySource(bucket, fromKey) }));
     } catch (e) {
       if (!isNotFound(e)) throw e;
       if (isNoSuchBucket(e) && !(await this.bucketExists(toBucket))) throw new BlobNotFoundError(toBucket);
@@ -355,7 +351,7 @@ export class S3BlobStore implements BlobStore {
 
   private async bucketExists(bucket: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadBucketCommand({ Bucket: bucket }));
+      await this.client.send(new this.sdk.HeadBucketCommand({ Bucket: bucket }));
       return true;
     } catch (e) {
       if (isNotFound(e)) return false;
@@ -368,7 +364,7 @@ export class S3BlobStore implements BlobStore {
     if (await this.bucketExists(bucket)) return;
     try {
       await this.client.send(
-        new CreateBucketCommand({
+        new this.sdk.CreateBucketCommand({
           Bucket: bucket,
           CreateBucketConfiguration:
             this.region === 'us-east-1' ? undefined : { LocationConstraint: this.region as BucketLocationConstraint },

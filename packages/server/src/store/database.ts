@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import { makePrivateDatabaseFile, makePrivateDir } from './private-files.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { ThreadTurns, type ThreadTurnsHandle } from './thread-turns.js';
@@ -15,8 +16,18 @@ export interface Store {
   close(): Promise<void>;
 }
 
-// PostgreSQL returns COUNT(*) and BIGINT as strings; our counts fit in a JS number.
-pg.types.setTypeParser(20, (v) => Number(v));
+const requireModule = createRequire(import.meta.url);
+let pgModule: typeof Pg | undefined;
+
+/** The PostgreSQL driver, loaded with the first PostgreSQL store (a server on SQLite does without its memory). */
+function loadPg(): typeof Pg {
+  if (!pgModule) {
+    pgModule = requireModule('pg') as typeof Pg;
+    // PostgreSQL returns COUNT(*) and BIGINT as strings; our counts fit in a JS number.
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 export interface StoreOptions {
   /** SQLite: this thread's turns at the file, shared with the process's other threads (thread-turns.ts). */
@@ -26,7 +37,7 @@ export interface StoreOptions {
 /** Opens the database named by the URL: `sqlite:<file>` (WAL, synchronous=FULL, group commit) or `postgres://...`. */
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
-    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    const pool = new (loadPg().Pool)({ connectionString: url, max: 10 });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, kind: 'postgres', close: () => db.destroy() };
   }
