@@ -46,11 +46,17 @@ async function startServerProcess(dataDir) {
     });
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before it served: ${out.slice(0, 500)}`)));
   });
-  // On the first start the admin's file is written just after the URL is printed.
-  const adminFile = path.join(dataDir, 'initial-admin.json');
-  for (let i = 0; i < 200 && !existsSync(adminFile); i++) await sleep(50);
-  const admin = JSON.parse(readFileSync(adminFile, 'utf8'));
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  let admin;
+  try {
+    // On the first start the admin's file is written just after the URL is printed.
+    const adminFile = path.join(dataDir, 'initial-admin.json');
+    for (let i = 0; i < 200 && !existsSync(adminFile); i++) await sleep(50);
+    admin = JSON.parse(readFileSync(adminFile, 'utf8'));
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
   return {
     pid: child.pid,
     url,

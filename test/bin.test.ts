@@ -31,6 +31,10 @@ describe('package bins', () => {
     const r = spawnSync(path.join(root, 'packages/cli/bin/runyard.js'), ['--version'], { encoding: 'utf8', env: cleanEnv });
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout.trim(), version);
+    // --version alone is answered by the bin itself; anything else loads the build.
+    const help = spawnSync(path.join(root, 'packages/cli/bin/runyard.js'), ['--help'], { encoding: 'utf8', env: cleanEnv });
+    assert.equal(help.status, 0, help.stderr);
+    assert.match(help.stdout, /^Usage: runyard /);
   });
 
   it('runyard-server runs the built server (a bad setting is reported, exit code 1)', () => {

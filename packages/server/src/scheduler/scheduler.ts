@@ -38,8 +38,8 @@ export function newSchedulerId(): string {
 /**
  * Claims queued jobs and runs them through their engine and their queue's executor.
  *
- * One pass: take over jobs whose lease expired (reattach or settle or re-queue), notice aborts,
- * enforce cost limits, claim queued jobs up to each queue's concurrency. A pass runs every
+ * One pass: take over jobs whose lease expired (reattach or settle or re-queue) and enforce cost
+ * limits (at most once a poll interval), notice aborts, claim queued jobs up to each queue's concurrency. A pass runs every
  * schedulerPollMs (how other replicas' submissions are seen) and at once on wake() (how this
  * process's submissions and aborts are). A heartbeat renews the leases of the jobs it runs
  * every third of the lease. A started scheduler keeps the process alive until stop(), which
@@ -56,6 +56,8 @@ export class Scheduler {
   private passing: Promise<void> | null = null;
   private renewing: Promise<void> | null = null;
   private again = false;
+  /** When the last pass that reaped expired leases and enforced cost limits began (performance.now()). */
+  private lastPeriodic = -Infinity;
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? newSchedulerId();
@@ -134,16 +136,23 @@ export class Scheduler {
 
   private async pass(): Promise<void> {
     const { ctx } = this;
-    await reapExpired(
-      ctx,
-      (id) => this.runners.has(id),
-      (runner, start) => this.follow(runner, start),
-    );
+    // Leases and costs change with time, not with submissions: they are looked at once a poll
+    // interval, not on every wake (under load every submission wakes the scheduler).
+    const now = performance.now();
+    const periodic = now - this.lastPeriodic >= ctx.config.schedulerPollMs;
+    if (periodic) {
+      this.lastPeriodic = now;
+      await reapExpired(
+        ctx,
+        (id) => this.runners.has(id),
+        (runner, start) => this.follow(runner, start),
+      );
+    }
     for (const request of await abortRequests(ctx)) {
       const runner = this.runners.get(request.id);
       if (runner?.ref.attempt === request.attempt) runner.requestAbort(request.abort_force === 1);
     }
-    for (const id of await enforceCostLimits(ctx)) this.runners.get(id)?.requestAbort(false);
+    if (periodic) for (const id of await enforceCostLimits(ctx)) this.runners.get(id)?.requestAbort(false);
     if (ctx.signal.aborted) return;
     for (const job of await claimJobs(ctx)) {
       const ref = { id: job.id, attempt: job.attempt, owner: this.id };

@@ -54,7 +54,15 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const turns = options.threadTurns ? new ThreadTurns(options.threadTurns) : undefined;
-  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns }) });
+  // Reads outside transactions: a connection of their own, which never waits for the writer's group of commits.
+  let reader: SQLite.Database | undefined;
+  if (file !== ':memory:') {
+    reader = new SQLite(file, { readonly: true });
+    reader.pragma('busy_timeout = 5000');
+  }
+  const db = new Kysely<Database>({
+    dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader) }),
+  });
   return { db, kind: 'sqlite', close: () => db.destroy() };
 }
 

@@ -11,6 +11,8 @@ const byFile = new Map<string, { queue: ConnectionQueue; users: number }>();
 
 export interface WriterTurn {
   take(): Promise<void>;
+  /** While this connection has its turn: whether another connection of this thread waits for one. */
+  othersWaiting(): boolean;
   release(): void;
   /** This connection is closed: it no longer shares the file's queue. */
   close(): void;
@@ -26,6 +28,7 @@ export function sameThreadWriters(file: string): WriterTurn | undefined {
   let closed = false;
   return {
     take: () => queue.take(),
+    othersWaiting: () => queue.waiting > 0,
     release: () => queue.handOn(),
     close: () => {
       if (closed) return;

@@ -5,6 +5,8 @@ import { sameThreadWriters, type WriterTurn } from './same-thread-writers.js';
 import type { ThreadTurns } from './thread-turns.js';
 
 export interface GroupCommitOptions {
+  /** A read-only connection to the same file for the reads outside transactions (none for a database in memory). */
+  reader?: SQLite.Database;
   /** Past this age (default 10 ms) or size (default 200) a batch commits as soon as its present member is done, even while others wait. */
   maxBatchMs?: number;
   maxBatchMembers?: number;
@@ -19,15 +21,17 @@ export interface GroupCommitOptions {
  * come while others are under way share one SQLite transaction and one fsync, as PostgreSQL's
  * backends share a WAL flush.
  *
- * The one connection runs one caller at a time (a statement, or a whole transaction, as Kysely's
+ * The writing connection runs one caller at a time (a write, or a whole transaction, as Kysely's
  * SQLite driver does). The first write opens a batch (`begin immediate`: the write lock, taken
  * when it begins, so a transaction never fails with SQLITE_BUSY half way); each transaction is a
  * savepoint in it, rolled back alone when it fails; a statement that fails is undone alone by
  * SQLite. The batch commits once nobody waits for the connection (after the callbacks of this
- * turn of the event loop, so the requests that came together join), or once it is maxBatchMs
- * old or maxBatchMembers large. Nothing is revealed before it is durable: every member, the
- * reads that ran inside the batch too, resolves only after the commit, and fails if the commit
- * does. Reads with no batch open run at once (in WAL mode they never wait for a writer).
+ * turn of the event loop, so the requests that came together join), as soon as another thread or
+ * connection waits for the turn to write, or once it is maxBatchMs old or maxBatchMembers large. Nothing is revealed before it is durable: every member resolves
+ * only after the commit, and fails if the commit does. Reads outside transactions go to a
+ * read-only connection: in WAL mode it sees what is committed, never waits for a writer, and so
+ * never waits for a batch either. (Without one, for a database in memory, a read joins the open
+ * batch and resolves after its commit.)
  *
  * A batch is one turn to write: for the connections of this thread to the same file
  * (same-thread-writers.ts) and, with turns, for the threads of this process, so that none waits
@@ -68,8 +72,8 @@ function newBatch(): Batch {
 class Handle implements DatabaseConnection {
   /** Its transaction: the batch it runs in, and its savepoint there. */
   tx: { batch: Batch; savepoint: string } | null = null;
-  /** The connection was handed on already (the caller waits for its batch to commit). */
-  left = false;
+  /** It has the connection (it writes, or runs a transaction); reads do not take it. */
+  holding = false;
 
   constructor(private readonly driver: GroupCommitSqliteDriver) {}
 
@@ -98,13 +102,14 @@ class GroupCommitSqliteDriver implements Driver {
 
   async init(): Promise<void> {}
 
+  /** The connection is taken by the first write or transaction, not here: reads do without it. */
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.queue.take();
     return new Handle(this);
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const handle = connection as Handle;
+    await this.take(handle);
     const batch = await this.openBatch();
     const savepoint = `runyard_tx_${++this.savepoints}`;
     this.sqlite.exec(`savepoint ${savepoint}`);
@@ -152,26 +157,31 @@ class GroupCommitSqliteDriver implements Driver {
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const handle = connection as Handle;
     if (handle.tx) await this.rollbackTransaction(handle); // never left open: Kysely always ends its transactions first
-    if (!handle.left) {
-      handle.left = true;
-      this.handOn();
-    }
+    this.handOn(handle);
   }
 
   async destroy(): Promise<void> {
     if (this.batch) this.commit(this.batch);
     this.writers?.close();
     this.sqlite.close();
+    this.options.reader?.close();
   }
 
   async execute<R>(handle: Handle, query: CompiledQuery): Promise<QueryResult<R>> {
-    const statement = this.sqlite.prepare(query.sql);
     if (handle.tx) {
       this.currentTx(handle);
-      return this.run<R>(statement, query);
+      return this.run<R>(this.sqlite.prepare(query.sql), query);
     }
+    const { reader } = this.options;
+    if (reader) {
+      // In WAL mode a reader sees what is committed when it starts, never a batch under way, and never waits for it.
+      const statement = reader.prepare(query.sql);
+      if (statement.readonly) return this.run<R>(statement, query);
+    }
+    await this.take(handle);
+    const statement = this.sqlite.prepare(query.sql);
     if (statement.readonly && !this.batch) return this.run<R>(statement, query);
-    // A write opens a batch; a read joins the open one (it may see the batch's writes, so it waits for them to be durable).
+    // A write opens a batch. Without a reader, a read joins the open one: it may see the batch's writes, so it waits for them to be durable.
     const batch = this.batch ?? (await this.openBatch());
     let result: QueryResult<R> | undefined;
     let failure: unknown;
@@ -189,10 +199,16 @@ class GroupCommitSqliteDriver implements Driver {
   }
 
   async *stream<R>(handle: Handle, query: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    if (handle.tx) this.currentTx(handle);
-    // Outside a transaction a stream reads committed rows only: the open batch (of callers that left) commits first.
-    else if (this.batch) this.commit(this.batch);
-    for (const row of this.sqlite.prepare(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
+    let database = this.options.reader ?? this.sqlite;
+    if (handle.tx) {
+      this.currentTx(handle);
+      database = this.sqlite;
+    } else if (!this.options.reader) {
+      // Committed rows only: the open batch (of callers that left) commits first.
+      await this.take(handle);
+      if (this.batch) this.commit(this.batch);
+    }
+    for (const row of database.prepare(query.sql).iterate(query.parameters as unknown[])) yield { rows: [row as R] };
   }
 
   /** Runs one statement on the connection; a failure that ended the whole batch (SQLITE_FULL, an I/O error) ends it here too. */
@@ -240,20 +256,31 @@ class GroupCommitSqliteDriver implements Driver {
     return this.batch;
   }
 
+  private async take(handle: Handle): Promise<void> {
+    if (handle.holding) return;
+    await this.queue.take();
+    handle.holding = true;
+  }
+
   /** The caller is done with the connection: the next one takes it, and the caller's work is revealed once its batch commits. */
   private leave(handle: Handle, batch: Batch): Promise<void> {
     batch.members++;
-    handle.left = true;
-    this.handOn();
+    this.handOn(handle);
     return batch.done;
   }
 
-  /** Hands the connection to the next caller, committing the open batch first when it is due. */
-  private handOn(): void {
+  /** Hands the connection (if the handle has it) to the next caller, committing the open batch first when it is due. */
+  private handOn(handle: Handle): void {
+    if (!handle.holding) return;
+    handle.holding = false;
     const batch = this.batch;
     if (batch) {
+      // The turn to write is not kept from another thread or connection that waits for it.
       const due =
-        batch.members >= (this.options.maxBatchMembers ?? 200) || performance.now() - batch.openedAt >= (this.options.maxBatchMs ?? 10);
+        batch.members >= (this.options.maxBatchMembers ?? 200) ||
+        performance.now() - batch.openedAt >= (this.options.maxBatchMs ?? 10) ||
+        this.options.turns?.othersWaiting() === true ||
+        this.writers?.othersWaiting() === true;
       if (due || !this.queue.waiting) {
         // Nobody waits: commit after this turn's callbacks, unless one of them took the connection meanwhile.
         if (due) this.commit(batch);

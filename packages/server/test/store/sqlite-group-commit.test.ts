@@ -12,7 +12,7 @@ interface Db {
 }
 
 /** A group-committing connection to a new file, another plain connection that sees only what is committed, and the commits. */
-function open(options: { failCommits?: number } = {}) {
+function open(options: { failCommits?: number; reader?: boolean } = {}) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-group-commit-')), 'db.sqlite');
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
@@ -38,6 +38,7 @@ function open(options: { failCommits?: number } = {}) {
   const db = new Kysely<Db>({
     dialect: new GroupCommitSqliteDialect(database, {
       onCommit: (members) => commits.push(members),
+      ...(options.reader && { reader: new SQLite(file, { readonly: true }) }),
       // Batches end by size and idleness only: a loaded machine's pauses do not split them.
       maxBatchMs: 600_000,
     }),
@@ -183,4 +184,27 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
       assert.equal(total, 2, 'the transaction sees the write queued before it and its own');
       assert.equal((await sql<{ n: number }>`select count(*) as n from t`.execute(s.db)).rows[0].n, 2);
     }));
+  it('with a reader connection, a read while a batch is open answers at once, from what is committed', () =>
+    withStore(
+      async (s) => {
+        await insert(s.db, 'before');
+        let finish!: () => void;
+        const held = new Promise<void>((resolve) => (finish = resolve));
+        // A transaction that has written and holds the batch open until told.
+        const writing = s.db.transaction().execute(async (tx) => {
+          await insert(tx, 'during');
+          await held;
+        });
+        await new Promise((resolve) => setImmediate(resolve));
+        const seen = (await s.db.selectFrom('t').select('id').orderBy('id').execute()).map((r) => r.id);
+        assert.deepEqual(seen, ['before'], 'the read neither waited for the batch nor saw its write');
+        finish();
+        await writing;
+        assert.deepEqual(
+          (await s.db.selectFrom('t').select('id').orderBy('id').execute()).map((r) => r.id),
+          ['before', 'during'],
+        );
+      },
+      { reader: true },
+    ));
 });
