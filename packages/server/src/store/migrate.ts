@@ -14,6 +14,7 @@ import * as engineServers from './migrations/0012-engine-servers.js';
 import * as interactiveSessions from './migrations/0013-interactive-sessions.js';
 import * as sessionMounts from './migrations/0014-session-mounts.js';
 import * as webSessions from './migrations/0015-web-sessions.js';
+import * as jobsStatusIndex from './migrations/0016-jobs-status-index.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-interactive-sessions': interactiveSessions,
   '0014-session-mounts': sessionMounts,
   '0015-web-sessions': webSessions,
+  '0016-jobs-status-index': jobsStatusIndex,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
