@@ -2,24 +2,16 @@
 // with 100,000 jobs stored, against a bare node:http server answering the same JSON.
 import { databaseUrlOf } from '@runyard/server';
 import { measureAgainstBare } from './lib/against-bare.mjs';
-import { startJobServer } from './lib/jobs.mjs';
+import { startJobServer, untilEnded } from './lib/jobs.mjs';
 import { storeJobCopies } from './lib/stored-jobs.mjs';
 
 const JOBS = Number(process.env.BENCH_B1_JOBS ?? 100_000);
-
-async function untilEnded(s, jobId) {
-  for (;;) {
-    const job = await s.call('GET', `/api/v1/jobs/${jobId}?teamId=${s.ws}`);
-    if (['completed', 'failed', 'aborted'].includes(job.status)) return job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 export async function run() {
   const s = await startJobServer({ queueConcurrency: 1 });
   try {
     const first = await s.call('POST', `/api/v2/jobs?teamId=${s.ws}`, s.body('true'));
-    await untilEnded(s, first.jobId);
+    await untilEnded(s.call, s.ws, first.jobId);
     await storeJobCopies(databaseUrlOf(s.server.config), first.jobId, JOBS - 1);
 
     const route = `/api/v2/jobs?teamId=${s.ws}&limit=100`;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseUrlOf, loadConfig } from '@runyard/server';
-import { api, bashBody } from './lib/jobs.mjs';
+import { api, bashBody, untilEnded } from './lib/jobs.mjs';
 import { storeJobCopies } from './lib/stored-jobs.mjs';
 import { figure } from './lib/report.mjs';
 
@@ -92,14 +92,6 @@ async function setUp(s) {
   return (command) => bashBody({ projectId: project._id, workflowId: workflow._id }, command);
 }
 
-async function untilEnded(s, jobId) {
-  for (;;) {
-    const job = await s.call('GET', `/api/v1/jobs/${jobId}?teamId=${s.admin.workspaceId}`);
-    if (['completed', 'failed', 'aborted'].includes(job.status)) return job;
-    await sleep(200);
-  }
-}
-
 export async function run() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
   let s;
@@ -107,7 +99,7 @@ export async function run() {
     s = await startServerProcess(dataDir);
     const body = await setUp(s);
     const first = await s.call('POST', `/api/v2/jobs?teamId=${s.admin.workspaceId}`, body('true'));
-    await untilEnded(s, first.jobId);
+    await untilEnded(s.call, s.admin.workspaceId, first.jobId);
     await exercise(s);
     await sleep(1000);
     const idle = rssMiB(s.pid);
@@ -130,7 +122,7 @@ export async function run() {
     );
     let peak = 0;
     const watch = setInterval(() => (peak = Math.max(peak, rssMiB(s.pid))), 100);
-    const ended = await untilEnded(s, streamer.jobId).finally(() => clearInterval(watch));
+    const ended = await untilEnded(s.call, s.admin.workspaceId, streamer.jobId).finally(() => clearInterval(watch));
     if (ended.status !== 'completed') throw new Error(`the 1 GB job ended ${ended.status}: ${ended.statusMessage ?? ''}`);
     console.log(figure('B5 RSS peak while a job writes 1 GB to stdout', peak, stored, 'MB'));
   } finally {

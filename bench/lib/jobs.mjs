@@ -101,6 +101,15 @@ export async function startJobServer({ env = {}, queueConcurrency } = {}) {
   }
 }
 
+/** The job's document once it has ended (completed, failed or aborted), asked for every 100 ms. */
+export async function untilEnded(call, workspaceId, jobId) {
+  for (;;) {
+    const job = await call('GET', `/api/v1/jobs/${jobId}?teamId=${workspaceId}`);
+    if (['completed', 'failed', 'aborted'].includes(job.status)) return job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export function percentile(sorted, p) {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] : NaN;
 }

@@ -29,6 +29,26 @@ function thread(data: Record<string, unknown>) {
   return { worker, said, exited };
 }
 
+/**
+ * A thread in `hogSlot` that takes turn after turn (counting them); once it has had 20, the test
+ * runs with the other of slots 0 and 1 and a count of the hog's turns so far. The hog is stopped after.
+ */
+async function withHog(hogSlot: number, test: (mine: ThreadTurns, hogTurns: () => number) => Promise<void>): Promise<void> {
+  const buffer = newThreadTurnsBuffer();
+  const counter = new SharedArrayBuffer(8);
+  const shared = new Int32Array(counter);
+  const hog = thread({ buffer, slot: hogSlot, mode: 'hog', counter });
+  try {
+    while (Atomics.load(shared, 1) < 20) await tick();
+    await test(new ThreadTurns({ buffer, slot: 1 - hogSlot }), () => Atomics.load(shared, 1));
+    hog.worker.postMessage('stop');
+    await hog.said('done');
+  } finally {
+    // Its message listener keeps it alive.
+    await hog.worker.terminate();
+  }
+}
+
 // The API's thread and the background thread take turns to write at one SQLite file (store/thread-turns.ts).
 describe('thread turns at a SQLite database', { timeout: 120_000 }, () => {
   it('exclude each other across threads: no update is lost between a read and its write', async () => {
@@ -51,52 +71,30 @@ describe('thread turns at a SQLite database', { timeout: 120_000 }, () => {
     await Promise.all([a.exited, b.exited]);
   });
 
-  it('the background thread goes first: it waits at most for the turn the API thread has now, however often the API takes turns', async () => {
-    const buffer = newThreadTurnsBuffer();
-    const counter = new SharedArrayBuffer(8);
-    const shared = new Int32Array(counter);
-    // The API's slot (0), taking turn after turn.
-    const hog = thread({ buffer, slot: 0, mode: 'hog', counter });
-    try {
-      while (Atomics.load(shared, 1) < 20) await tick();
-      const mine = new ThreadTurns({ buffer, slot: 1 });
+  it('the background thread goes first: it waits at most for the turn the API thread has now, however often the API takes turns', () =>
+    // The API's slot (0) takes turn after turn.
+    withHog(0, async (mine, hogTurns) => {
       for (let i = 0; i < 20; i++) {
         // take() says it waits before it first waits: from then on, only the hog's turn already granted may still count itself.
         const taking = mine.take();
-        const before = Atomics.load(shared, 1);
+        const before = hogTurns();
         await taking;
-        const had = Atomics.load(shared, 1) - before;
+        const had = hogTurns() - before;
         mine.release();
         assert.ok(had <= 1, `the API thread had ${had} turns while the background thread waited`);
         await tick();
       }
-      hog.worker.postMessage('stop');
-      await hog.said('done');
-    } finally {
-      // Its message listener keeps it alive.
-      await hog.worker.terminate();
-    }
-  });
+    }));
 
-  it('the API thread is not shut out: while the background thread takes turn after turn, it still gets its turns', async () => {
-    const buffer = newThreadTurnsBuffer();
-    const counter = new SharedArrayBuffer(8);
-    const shared = new Int32Array(counter);
-    const hog = thread({ buffer, slot: 1, mode: 'hog', counter });
-    try {
-      while (Atomics.load(shared, 1) < 20) await tick();
-      const mine = new ThreadTurns({ buffer, slot: 0 });
+  it('the API thread is not shut out: while the background thread takes turn after turn, it still gets its turns', () =>
+    withHog(1, async (mine, hogTurns) => {
+      const before = hogTurns();
       for (let i = 0; i < 20; i++) {
         await mine.take();
         mine.release();
       }
-      assert.ok(Atomics.load(shared, 1) > 20, 'the background thread kept taking turns meanwhile');
-      hog.worker.postMessage('stop');
-      await hog.said('done');
-    } finally {
-      await hog.worker.terminate();
-    }
-  });
+      assert.ok(hogTurns() > before, 'the background thread kept taking turns meanwhile');
+    }));
 
   it('a thread that died holding its turn is cleared by the owner of the buffer, and the others go on', async () => {
     const buffer = newThreadTurnsBuffer();
