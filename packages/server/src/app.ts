@@ -4,6 +4,7 @@ import { sharedSessionsOriginWarning, type Config } from './config.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from './http/error-handler.js';
 import type { AppDeps } from './http/handler.js';
 import { BODY_LIMIT_BYTES, registerJsonBodyParser } from './http/json-body.js';
+import { readCachesOf } from './http/read-caches.js';
 import { registerRoutes } from './http/register-routes.js';
 import { sessionOrigins } from './http/session-origins.js';
 import { registerSessionProxy } from './http/session-proxy.js';
@@ -102,6 +103,7 @@ export async function buildApp(
     config,
     version: VERSION,
     storage,
+    readCaches: readCachesOf(store),
     ...(scheduler && { scheduler }),
     ...(deletionWorker && { deletionWorker }),
   };

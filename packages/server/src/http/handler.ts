@@ -1,3 +1,4 @@
+import type { ReadCaches } from './read-caches.js';
 import type { SessionOrigins } from './session-origins.js';
 import type { SessionUiTokens } from './session-ui-token.js';
 import type { Kysely } from 'kysely';
@@ -24,6 +25,8 @@ export interface AppDeps {
   closing?: AbortSignal;
   /** Issues the launch tokens of sessions' web UIs (the proxy verifies them: session-proxy.ts). */
   sessionUi: SessionUiTokens;
+  /** SQLite files: what is kept between requests until the next commit (read-caches.ts). */
+  readCaches?: ReadCaches;
   /** Where sessions' web UIs are served: the launch link's origin, and the host where the dashboard's cookie is refused. */
   sessionOrigins: SessionOrigins;
 }

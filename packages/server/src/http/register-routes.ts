@@ -35,6 +35,8 @@ function bearerOf(request: FastifyRequest): string | undefined {
   return match?.[1];
 }
 
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 /** The dashboard's sign-in routes (routes/auth.ts): not served on the sessions' host. */
 const AUTH_PREFIX = '/api/runyard/auth/';
 
@@ -49,6 +51,7 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
     if (spec.admin && spec.auth !== 'apikey') throw new Error(`Admin route ${id} must require an API key`);
     const role = neededRole(id, spec);
     const checkBody = spec.body && compileBodyValidator(spec.body);
+    const keptReplies = deps.readCaches?.keepsReplies(id) ? deps.readCaches : undefined;
     app.route({
       method: spec.method,
       url: spec.path,
@@ -89,7 +92,9 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
               if (cookie !== undefined) user = await cookieUser(deps.db, deps.config, request.method, request.headers, cookie);
               else {
                 if (!key) throw new AppError('UNAUTHENTICATED', 'Missing API key: send it in the apikey header.');
-                user = await authenticate(deps.db, key);
+                user = deps.readCaches
+                  ? await deps.readCaches.user(key, () => authenticate(deps.db, key))
+                  : await authenticate(deps.db, key);
                 if (!user) throw new AppError('UNAUTHENTICATED', 'The API key is not valid or has been revoked.');
               }
               request.user = user;
@@ -114,23 +119,37 @@ export function registerRoutes(app: FastifyInstance, deps: AppDeps, handlers: Ha
             if (teamId !== request.engineWorkspace)
               throw new AppError('WORKSPACE_NOT_FOUND', `Workspace ${teamId} not found, or the engine token is not one of it.`);
             request.ctx = { user: request.user!, workspaceId: teamId, role: 'member' };
+          } else if (deps.readCaches) {
+            const user = request.user!;
+            const role = await deps.readCaches.role(user.id, teamId, async () => (await workspaceContext(deps.db, user, teamId)).role);
+            request.ctx = { user, workspaceId: teamId, role };
           } else request.ctx = await workspaceContext(deps.db, request.user!, teamId);
           // Before the handler reads the body (an upload's stream included): a refusal changes nothing.
           requireRole(request.ctx, role!);
         }
       },
       handler: async (request, reply) => {
-        const result = await handler(
-          {
-            user: request.user,
-            ctx: request.ctx!,
-            query: request.query,
-            body: request.body,
-            params: request.params,
-            headers: request.headers,
-          },
-          deps,
-        );
+        const run = () =>
+          handler(
+            {
+              user: request.user,
+              ctx: request.ctx!,
+              query: request.query,
+              body: request.body,
+              params: request.params,
+              headers: request.headers,
+            },
+            deps,
+          );
+        if (keptReplies) {
+          // A function of the database, the caller and the query (read-caches.ts): the same bytes until the next commit.
+          const { user, ctx } = request;
+          const key = `${id} ${user?.id} ${ctx?.workspaceId} ${ctx?.role} ${JSON.stringify(request.query)}`;
+          void reply.status(spec.status);
+          const payload = await keptReplies.reply(key, async () => reply.serialize(await run()) as string);
+          return reply.type(JSON_CONTENT_TYPE).send(payload);
+        }
+        const result = await run();
         if (result instanceof SessionReply) {
           // The sign-in routes: a cookie to set, and a CSRF token that no cache may keep.
           void reply.header('cache-control', 'no-store');

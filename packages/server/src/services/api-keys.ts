@@ -9,7 +9,7 @@ import type { AuthUser } from './context.js';
 // constant time, and only the SHA-256 of the secret is stored.
 const KEY_PATTERN = /^ry_([0-9a-f]{24})_([A-Za-z0-9_-]{43})$/;
 // Writing last-used on every request would make every read a write; once a minute is enough.
-const LAST_USED_RESOLUTION_MS = 60_000;
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 function hashSecret(secret: string): Buffer {
   return createHash('sha256').update(secret).digest();

@@ -11,15 +11,16 @@ import type { AuthUser, Context } from './context.js';
  * to. Any other value, including another tenant's real id, is a 404 that reveals nothing.
  */
 export async function workspaceContext(db: Kysely<Database>, user: AuthUser, teamId: string): Promise<Context> {
-  const notFound = new AppError('WORKSPACE_NOT_FOUND', `Workspace ${quoted(teamId)} not found, or you are not a member of it.`);
-  if (!isObjectId(teamId)) throw notFound;
+  // Made when needed: an error's stack costs more than the lookup.
+  const notFound = () => new AppError('WORKSPACE_NOT_FOUND', `Workspace ${quoted(teamId)} not found, or you are not a member of it.`);
+  if (!isObjectId(teamId)) throw notFound();
   const membership = await db
     .selectFrom('memberships')
     .select('role')
     .where('workspace_id', '=', teamId)
     .where('user_id', '=', user.id)
     .executeTakeFirst();
-  if (!membership) throw notFound;
+  if (!membership) throw notFound();
   return { user, workspaceId: teamId, role: membership.role };
 }
 

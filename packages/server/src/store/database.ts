@@ -13,6 +13,12 @@ export type DatabaseKind = 'sqlite' | 'postgres';
 export interface Store {
   db: Kysely<Database>;
   kind: DatabaseKind;
+  /**
+   * SQLite files only: a number that changes with every commit to the file, by any connection,
+   * thread or process (PRAGMA data_version of the read-only connection, which never writes itself).
+   * Read it before a read begins, to keep what the read computed until the next commit (VersionedCache).
+   */
+  dataVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -63,7 +69,13 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader) }),
   });
-  return { db, kind: 'sqlite', close: () => db.destroy() };
+  const version = reader?.prepare('pragma data_version').pluck();
+  return {
+    db,
+    kind: 'sqlite',
+    ...(version && { dataVersion: () => version.get() as number }),
+    close: () => db.destroy(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 500;
