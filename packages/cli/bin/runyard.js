@@ -11,9 +11,12 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.exit(0);
 }
 
-const main = new URL('../dist/main.js', import.meta.url);
+// The build's one-file bundle of dist/main.js (scripts/bundle-cli.mjs): one module to load, not some 250.
+const main = new URL('../dist/runyard.bundle.js', import.meta.url);
 if (!existsSync(main)) {
-  process.stderr.write('runyard is not built yet (packages/cli/dist/main.js is missing): run `npm run build` in the Runyard checkout.\n');
+  process.stderr.write(
+    'runyard is not built yet (packages/cli/dist/runyard.bundle.js is missing): run `npm run build` in the Runyard checkout.\n',
+  );
   process.exit(1);
 }
 await import(main.href);

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built binary: the CLI tests run exactly what a user runs. */
-export const CLI = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+/** The command npm links (it runs the build's bundle): the CLI tests run exactly what a user runs. */
+export const CLI = fileURLToPath(new URL('../../bin/runyard.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -34,7 +34,7 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): Record
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, ...extra };
 }
 
-/** Starts `node dist/main.js ...args`; the caller owns the child. */
+/** Starts `node bin/runyard.js ...args`; the caller owns the child. */
 export function spawnCli(args: string[], options: RunOptions = {}): ChildProcess {
   return spawn(process.execPath, [...(options.nodeArgs ?? []), CLI, ...args], {
     env: cliEnv(options.home ?? tempDir('runyard-home-'), options.env),
