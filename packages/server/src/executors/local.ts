@@ -73,7 +73,7 @@ export class LocalExecutor implements Executor {
     if (task.stop) await writeArgvFile(control, 'stop', task.stop);
     if (task.oomProbe) await writeArgvFile(control, 'oom-probe', task.oomProbe);
     // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
-    const limits = this.limits.prepare(task, control);
+    const limits = await this.limits.prepare(task, control);
     const inContainer = task.confinement === 'container';
     let program: string;
     let args: string[];

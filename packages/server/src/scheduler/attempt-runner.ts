@@ -136,7 +136,7 @@ export class AttemptRunner {
     const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
     const { blobs, config, db } = this.ctx;
     this.paths = await taskPaths(config.dataDir, blobs, job);
-    for (const dir of [this.paths.logs, this.paths.results, this.paths.control]) await mkdir(dir, { recursive: true });
+    await Promise.all([this.paths.logs, this.paths.results, this.paths.control].map((dir) => mkdir(dir, { recursive: true })));
     // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
     // Made and pulled under the directory's lock: the clean-up of a job that shares it (a resumed
     // job's parent) is not half done, and does not remove the directories being made.

@@ -118,7 +118,7 @@ describe('task limits', { timeout: 120_000 }, () => {
     const fake: Cgroups = {
       version: 1,
       unavailable: null,
-      create: () => [missing],
+      create: async () => [missing],
       oomKilled: () => false,
       remove: async () => undefined,
       exists: () => false,
@@ -155,7 +155,7 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     const group = path.join(own, 'runyard', 'job1-a2');
     mkdirSync(group);
     writeFileSync(path.join(group, 'memory.swap.max'), 'max\n');
-    assert.deepEqual(cgroups.create('job1-a2', { cpus: 2, memoryGiB: 1.5 }), [path.join(group, 'cgroup.procs')]);
+    assert.deepEqual(await cgroups.create('job1-a2', { cpus: 2, memoryGiB: 1.5 }), [path.join(group, 'cgroup.procs')]);
     assert.equal(readFileSync(path.join(group, 'memory.max'), 'utf8'), String(1.5 * GiB));
     assert.equal(readFileSync(path.join(group, 'memory.swap.max'), 'utf8'), '0');
     assert.equal(readFileSync(path.join(group, 'cpu.max'), 'utf8'), '200000 100000');
@@ -165,7 +165,7 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     // A real group's files vanish with it; here they are removed first.
     rmSync(group, { recursive: true });
     await cgroups.remove('job1-a2');
-    assert.throws(() => cgroups.create('../escape', { cpus: 1, memoryGiB: 1 }), /Not a cgroup name/);
+    await assert.rejects(cgroups.create('../escape', { cpus: 1, memoryGiB: 1 }), /Not a cgroup name/);
     rmSync(root, { recursive: true });
   });
 
@@ -181,7 +181,7 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     rmSync(root, { recursive: true });
   });
 
-  it('v1 with cpu and cpuacct sharing a hierarchy (a fake): memory.limit_in_bytes, memory.memsw.limit_in_bytes and the cpu quota', () => {
+  it('v1 with cpu and cpuacct sharing a hierarchy (a fake): memory.limit_in_bytes, memory.memsw.limit_in_bytes and the cpu quota', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'runyard-cgroup1-'));
     const view: HostView = {
       mountinfo: [
@@ -197,7 +197,7 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     const cpu = path.join(root, 'cpu,cpuacct', 'svc', 'runyard', 'j-a1');
     mkdirSync(memory, { recursive: true });
     writeFileSync(path.join(memory, 'memory.memsw.limit_in_bytes'), '');
-    assert.deepEqual(cgroups.create('j-a1', { cpus: 4, memoryGiB: 8 }), [
+    assert.deepEqual(await cgroups.create('j-a1', { cpus: 4, memoryGiB: 8 }), [
       path.join(memory, 'cgroup.procs'),
       path.join(cpu, 'cgroup.procs'),
     ]);

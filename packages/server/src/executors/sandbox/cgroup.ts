@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -124,8 +125,11 @@ export interface Cgroups {
   readonly version: 1 | 2 | null;
   /** Why limits are not enforced on this host; null when they are. */
   readonly unavailable: string | null;
-  /** Creates the task's group with its limits; returns the files the task's wrapper writes its pid into. */
-  create(name: string, resources: TaskResources): string[];
+  /**
+   * Creates the task's group with its limits; returns the files the task's wrapper writes its pid into.
+   * (The directories are made in the thread pool: making a group costs the kernel about a millisecond.)
+   */
+  create(name: string, resources: TaskResources): Promise<string[]>;
   /** Whether the kernel killed a process of the group for passing its memory limit (killedBySigkill: the task's end, for hosts that do not count OOM kills). */
   oomKilled(name: string, killedBySigkill: boolean): boolean;
   /** Kills what is left in the group and removes it (retrying while the kernel still counts leaving processes). */
@@ -146,12 +150,13 @@ abstract class TaskGroups implements Cgroups {
     return this.bases.map((base) => groupDir(base, name));
   }
 
+  /** Writes the group's limits: a few short writes, done at once (each through the thread pool would cost a round trip). */
   protected abstract limit(name: string, resources: TaskResources): void;
 
-  create(name: string, resources: TaskResources): string[] {
+  async create(name: string, resources: TaskResources): Promise<string[]> {
     checkResources(resources);
     const dirs = this.dirs(name);
-    for (const dir of dirs) mkdirSync(dir, { recursive: true });
+    await Promise.all(dirs.map((dir) => mkdir(dir, { recursive: true })));
     this.limit(name, resources);
     return dirs.map((dir) => path.join(dir, 'cgroup.procs'));
   }
@@ -174,12 +179,14 @@ abstract class TaskGroups implements Cgroups {
           }
         }
         try {
-          rmdirSync(dir);
+          await rmdir(dir);
         } catch (e) {
           const code = (e as NodeJS.ErrnoException).code;
           if (code === 'ENOENT') break;
           if (code !== 'EBUSY' || tries >= 100) throw e;
-          await sleep(100);
+          // The kernel is still taking the last members out (usually a millisecond or two): look
+          // again soon, then every 100 ms (about 10 s in all).
+          await sleep(Math.min(100, 2 ** tries));
         }
       }
     }
@@ -249,7 +256,7 @@ export class CgroupsV2 extends TaskGroups {
 class NoCgroups implements Cgroups {
   readonly version = null;
   constructor(readonly unavailable: string) {}
-  create(): string[] {
+  async create(): Promise<string[]> {
     throw new Error(this.unavailable);
   }
   oomKilled(): boolean {

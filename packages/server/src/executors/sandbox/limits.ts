@@ -42,12 +42,12 @@ export class TaskLimits {
   }
 
   /** The files the task's wrapper joins, and a line for its log when its limits cannot be enforced. */
-  prepare(task: TaskSpec, control: AttemptControl): { procsFiles: string[]; note: string | null } {
+  async prepare(task: TaskSpec, control: AttemptControl): Promise<{ procsFiles: string[]; note: string | null }> {
     if (!task.resources) return { procsFiles: [], note: null };
     const { cgroups } = this;
     if (cgroups.unavailable) return { procsFiles: [], note: unenforcedNote(cgroups.unavailable) };
     try {
-      return { procsFiles: cgroups.create(groupNameOf(control), task.resources), note: null };
+      return { procsFiles: await cgroups.create(groupNameOf(control), task.resources), note: null };
     } catch (e) {
       return { procsFiles: [], note: unenforcedNote(`the task's cgroup could not be set up (${(e as Error).message})`) };
     }
