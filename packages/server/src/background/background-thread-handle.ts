@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { LogFormat } from '../log-format.js';
+import { atMostEveryMs } from './at-most-every.js';
 import { clearThreadTurn, type ThreadTurnsHandle } from '../store/thread-turns.js';
 import type { BackgroundThreadData, FromBackground, ToBackground } from './background-messages.js';
 
@@ -18,6 +19,8 @@ interface ThreadLog {
 
 /** Seconds between a failed thread and its replacement. */
 const RESTART_DELAY_MS = 1000;
+/** Wakes sent to the thread: at most one of each kind per millisecond (at-most-every.ts). */
+const WAKE_EVERY_MS = 1;
 
 // The compiled entry beside this file: the server runs from its build (dist/), tests too.
 const ENTRY = new URL('./background-thread.js', import.meta.url);
@@ -71,8 +74,8 @@ export async function startBackgroundThread(
     get schedulerId() {
       return current.schedulerId;
     },
-    wakeScheduler: () => current.send({ type: 'wake-scheduler' }),
-    wakeDeletion: () => current.send({ type: 'wake-deletion' }),
+    wakeScheduler: atMostEveryMs(WAKE_EVERY_MS, () => current.send({ type: 'wake-scheduler' })),
+    wakeDeletion: atMostEveryMs(WAKE_EVERY_MS, () => current.send({ type: 'wake-deletion' })),
     stop: (options = {}) => {
       stopping = true;
       clearTimeout(restart);

@@ -12,12 +12,22 @@ export interface Capacity {
 
 const GIB = 1024 ** 3;
 
+let host: { cpus: number; memoryGiB: number } | undefined;
+
+/** The host's CPUs and memory, asked once (every submission is checked against them). */
+function hostSize(): { cpus: number; memoryGiB: number } {
+  host ??= {
+    cpus: typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length,
+    memoryGiB: Math.floor((os.totalmem() / GIB) * 100) / 100,
+  };
+  return host;
+}
+
 /** The local executor's capacity: the settings, or (0) the host's CPUs and memory. */
 export function localCapacity(config: Config): Capacity {
-  const hostCpus = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   return {
-    cpus: config.localCpus || hostCpus,
-    memoryGiB: config.localMemoryGiB || Math.floor((os.totalmem() / GIB) * 100) / 100,
+    cpus: config.localCpus || hostSize().cpus,
+    memoryGiB: config.localMemoryGiB || hostSize().memoryGiB,
     cpusSetting: 'RUNYARD_LOCAL_CPUS',
     memorySetting: 'RUNYARD_LOCAL_MEMORY_GIB',
   };
