@@ -78,7 +78,7 @@ export class LocalExecutor implements Executor {
     let program: string;
     let args: string[];
     try {
-      appendLogLines(task.logFile, [inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
+      await appendLogLines(task.logFile, [inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
       [program, ...args] = wrapperArgv(control, inContainer ? task.argv : this.sandbox.argv(task), limits.procsFiles);
     } catch (e) {
       await this.limits.discard(control);

@@ -1,4 +1,5 @@
-import { closeSync, existsSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptControl, TaskSpec } from './executor.js';
 
@@ -10,12 +11,14 @@ export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): vo
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }
 
-/** Lines the server writes at the head of the task's log (notes, the preamble), before the task's own output; null lines are skipped. */
-export function appendLogLines(logFile: string, lines: readonly (string | null)[]): void {
-  const log = openSync(logFile, 'a', 0o644);
-  try {
-    for (const line of lines) if (line !== null) writeSync(log, `${line}\n`);
-  } finally {
-    closeSync(log);
-  }
+/**
+ * Lines the server writes at the head of the task's log (notes, the preamble), before the task's own output; null lines are skipped.
+ * One write, in the thread pool (creating the file is the slow part, off the scheduler's thread).
+ */
+export async function appendLogLines(logFile: string, lines: readonly (string | null)[]): Promise<void> {
+  const text = lines
+    .filter((line) => line !== null)
+    .map((line) => `${line}\n`)
+    .join('');
+  await appendFile(logFile, text, { mode: 0o644 });
 }

@@ -78,7 +78,7 @@ export class SlurmExecutor implements Executor {
         );
     }
     makeTaskDirectories(task, control);
-    appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
+    await appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
     const script = path.join(control.dir, 'runyard-batch.sh');
     await writeFile(script, BATCH_SCRIPT, { mode: 0o700 });
     // The task's whole environment (it may hold parameter values) and the wrapper's argv, in a file only
