@@ -27,4 +27,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+// Not a top-level await: the build bundles this file as a script (scripts/bundle-cli.mjs).
+void main();

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { CliContext } from '../../context.js';
 import { integerIn } from '../../options/integer.js';
+import { loadServer } from './load-server.js';
 
 export interface ServerStartOptions {
   port?: number;
@@ -21,7 +22,7 @@ export async function serverStart(opts: ServerStartOptions, ctx: CliContext): Pr
     ...(opts.dataDir !== undefined && { RUNYARD_DATA_DIR: opts.dataDir }),
     ...(opts.role !== undefined && { RUNYARD_ROLE: opts.role }),
   };
-  const { runUntilSignalled } = await import('@runyard/server');
+  const { runUntilSignalled } = await loadServer();
   await runUntilSignalled(env);
 }
 
