@@ -7,7 +7,7 @@ import { runCli, tempDir, type RunOptions } from './support/run-cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-const TRACER = fileURLToPath(new URL('./support/trace-imports.mjs', import.meta.url));
+const TRACER = fileURLToPath(new URL('../../../test/support/trace-imports.mjs', import.meta.url));
 const CODE_CACHE_REPORTER = fileURLToPath(new URL('./support/report-code-cache.mjs', import.meta.url));
 const BIN_URL = new URL('../bin/runyard.js', import.meta.url).href;
 
