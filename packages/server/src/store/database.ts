@@ -15,7 +15,7 @@ export interface Store {
   kind: DatabaseKind;
   /**
    * SQLite files only: a number that changes with every commit to the file, by any connection,
-   * thread or process (PRAGMA data_version of the read-only connection, which never writes itself).
+   * thread or process (PRAGMA data_version of a read-only connection that never writes, nor reads).
    * Read it before a read begins, to keep what the read computed until the next commit (VersionedCache).
    */
   dataVersion?: () => number;
@@ -69,12 +69,18 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader) }),
   });
-  const version = reader?.prepare('pragma data_version').pluck();
+  // The commit counter on a read-only connection of its own: one that a read is streaming on
+  // (an open read transaction) would show no commit until the stream ends.
+  const versions = reader && new SQLite(file, { readonly: true });
+  const version = versions?.prepare('pragma data_version').pluck();
   return {
     db,
     kind: 'sqlite',
     ...(version && { dataVersion: () => version.get() as number }),
-    close: () => db.destroy(),
+    close: async () => {
+      await db.destroy();
+      versions?.close();
+    },
   };
 }
 
