@@ -61,17 +61,13 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   sqlite.pragma('busy_timeout = 5000');
   const turns = options.threadTurns ? new ThreadTurns(options.threadTurns) : undefined;
   // Reads outside transactions: a connection of their own, which never waits for the writer's group of commits.
-  let reader: SQLite.Database | undefined;
-  if (file !== ':memory:') {
-    reader = new SQLite(file, { readonly: true });
-    reader.pragma('busy_timeout = 5000');
-  }
+  const reader = file === ':memory:' ? undefined : readOnlyConnection(file);
   const db = new Kysely<Database>({
     dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader) }),
   });
   // The commit counter on a read-only connection of its own: one that a read is streaming on
   // (an open read transaction) would show no commit until the stream ends.
-  const versions = reader && new SQLite(file, { readonly: true });
+  const versions = reader && readOnlyConnection(file);
   const version = versions?.prepare('pragma data_version').pluck();
   return {
     db,
@@ -82,6 +78,13 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
       versions?.close();
     },
   };
+}
+
+/** A read-only connection to the file that waits, like the writer, up to 5 s where SQLite says it is busy. */
+function readOnlyConnection(file: string): SQLite.Database {
+  const connection = new SQLite(file, { readonly: true });
+  connection.pragma('busy_timeout = 5000');
+  return connection;
 }
 
 const STATEMENT_CACHE_SIZE = 500;
