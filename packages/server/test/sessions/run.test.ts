@@ -57,7 +57,9 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
     const row = await w.row(created._id);
     assert.ok(row.last_saved_at, 'the home was saved');
     assert.equal(row.stop_reason, 'user');
-    assert.ok(aborted.totalRunningTimeInSeconds > 0);
+    // The run is counted (the reply's figure is whole seconds; the row keeps the fraction).
+    assert.ok(Number(row.running_seconds) > 0, String(row.running_seconds));
+    assert.equal(aborted.totalRunningTimeInSeconds, Math.floor(Number(row.running_seconds)));
     // Saved in the workspace's store, and the working copy gone with the run.
     const blobs = createBlobStore(w.s.config);
     const saved = await blobs.stat(row.home_bucket, `${row.home_prefix}/notes.txt`);
