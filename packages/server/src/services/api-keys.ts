@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isoNow, newObjectId, type AdminApiKey, type AdminApiKeyCreated } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { ApiKeyTable, Database } from '../store/schema.js';
 import type { AuthUser } from './context.js';
 
@@ -61,12 +62,8 @@ export async function revokeApiKey(db: Kysely<Database>, id: string): Promise<Ad
   return toWire(row);
 }
 
-/** The active user owning this key, or null for a malformed, unknown or revoked key. */
-export async function authenticate(db: Kysely<Database>, apikey: string): Promise<AuthUser | null> {
-  const match = KEY_PATTERN.exec(apikey);
-  if (!match) return null;
-  const [, id, secret] = match;
-  const row = await db
+const keyWithUser = preparedQuery((db, p: { id: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select([
@@ -81,8 +78,15 @@ export async function authenticate(db: Kysely<Database>, apikey: string): Promis
       'users.is_admin',
       'users.active',
     ])
-    .where('api_keys.id', '=', id)
-    .executeTakeFirst();
+    .where('api_keys.id', '=', p.id),
+);
+
+/** The active user owning this key, or null for a malformed, unknown or revoked key. */
+export async function authenticate(db: Kysely<Database>, apikey: string): Promise<AuthUser | null> {
+  const match = KEY_PATTERN.exec(apikey);
+  if (!match) return null;
+  const [, id, secret] = match;
+  const row = await keyWithUser.executeTakeFirst(db, { id });
   if (!row || row.revoked_at || !row.active) return null;
   if (!timingSafeEqual(hashSecret(secret), Buffer.from(row.secret_hash, 'hex'))) return null;
   const now = Date.now();

@@ -13,6 +13,7 @@ import {
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { DatasetRow, FileRow, FolderRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
 
@@ -32,9 +33,13 @@ export const MAX_DEPTH = 64;
 
 const DATASET_ORDER: DatasetKind[] = ['Data', 'AnalysesResults', 'Cohorts'];
 
+const datasetsOfProject = preparedQuery((db, p: { projectId: string }) =>
+  db.selectFrom('datasets').selectAll().where('project_id', '=', p.projectId),
+);
+
 /** The three datasets of a project, created on first use; safe to call concurrently. */
 export async function ensureDatasets(db: Kysely<Database>, workspaceId: string, projectId: string): Promise<DatasetRow[]> {
-  const existing = await db.selectFrom('datasets').selectAll().where('project_id', '=', projectId).execute();
+  const existing = await datasetsOfProject.execute(db, { projectId });
   if (existing.length === DATASET_ORDER.length) return existing;
   const now = isoNow();
   const missing = DATASET_ORDER.filter((kind) => !existing.some((d) => d.kind === kind));
@@ -53,7 +58,7 @@ export async function ensureDatasets(db: Kysely<Database>, workspaceId: string, 
     )
     .onConflict((oc) => oc.columns(['project_id', 'kind']).doNothing())
     .execute();
-  return db.selectFrom('datasets').selectAll().where('project_id', '=', projectId).execute();
+  return datasetsOfProject.execute(db, { projectId });
 }
 
 export async function datasetOfKind(db: Kysely<Database>, workspaceId: string, projectId: string, kind: DatasetKind): Promise<DatasetRow> {

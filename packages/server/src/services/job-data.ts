@@ -13,6 +13,7 @@ import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
 import type { StorageKind } from '../storage/storage-deps.js';
+import { insertRows } from '../store/prepared-query.js';
 import type { Database, JobTable } from '../store/schema.js';
 import type { Context } from './context.js';
 import { datasetOfKind, type FolderRow, type UserInfo } from './data-items.js';
@@ -143,7 +144,7 @@ export async function registerJobFolders(
     rows.push(w);
     work = { id: w.id, bucket, key: w.storage_key };
   }
-  await tx.insertInto('folders').values(rows).execute();
+  await insertRows(tx, 'folders', rows);
   return { results_folder_id: results.id, work_folder_id: work.id, work_bucket: work.bucket, work_prefix: work.key };
 }
 

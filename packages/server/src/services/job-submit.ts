@@ -5,6 +5,7 @@ import { checkJobInputs, findInputFile, idOf } from '../staging/input-refs.js';
 import { DEFAULT_INSTANCE_TYPE } from '../instance-types/catalogue.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
+import { insertRows, preparedQuery } from '../store/prepared-query.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
 import { planArrayJob } from './job-array.js';
@@ -69,6 +70,16 @@ async function checkScriptFile(
     throw new AppError('FILE_NOT_FOUND', `customScriptFile: file ${quoted(id)} not found in this workspace.`);
 }
 
+const projectOfWorkspace = preparedQuery((db, p: { id: string; workspaceId: string }) =>
+  db.selectFrom('projects').select(['id']).where('id', '=', p.id).where('workspace_id', '=', p.workspaceId),
+);
+const countJobOfProject = preparedQuery((db, p: { id: string }) =>
+  db
+    .updateTable('projects')
+    .set((eb) => ({ job_count: eb('job_count', '+', 1) }))
+    .where('id', '=', p.id),
+);
+
 /**
  * Validates a submission, resolves project, workflow, queue and revision, and commits the job as
  * `queued` before answering: an acknowledged job is durable. Nothing is written on a 4xx.
@@ -81,12 +92,7 @@ export async function submitJob(
   blobs: BlobStore,
   storage: StorageKind = storageKindOf(config),
 ): Promise<{ jobId: string }> {
-  const project = await db
-    .selectFrom('projects')
-    .select(['id'])
-    .where('id', '=', body.project)
-    .where('workspace_id', '=', ctx.workspaceId)
-    .executeTakeFirst();
+  const project = await projectOfWorkspace.executeTakeFirst(db, { id: body.project, workspaceId: ctx.workspaceId });
   if (!project) throw new AppError('PROJECT_NOT_FOUND', `Project ${body.project} not found in this workspace.`);
   const workflow = await workflowRow(db, ctx.workspaceId, body.workflow);
   if (workflow.archived) throw new AppError('VALIDATION_FAILED', `Workflow ${quoted(workflow.name)} is archived; unarchive it to run it.`);
@@ -153,9 +159,8 @@ export async function submitJob(
       { id, name, workspaceId: ctx.workspaceId, projectId: project.id, userId: ctx.user.id },
       resumeFrom,
     );
-    await tx
-      .insertInto('jobs')
-      .values({
+    await insertRows(tx, 'jobs', [
+      {
         id,
         workspace_id: ctx.workspaceId,
         project_id: project.id,
@@ -199,13 +204,9 @@ export async function submitJob(
         array_size: array?.size ?? null,
         array_limit: array?.limit ?? null,
         ...folders,
-      })
-      .execute();
-    await tx
-      .updateTable('projects')
-      .set((eb) => ({ job_count: eb('job_count', '+', 1) }))
-      .where('id', '=', project.id)
-      .execute();
+      },
+    ]);
+    await countJobOfProject.run(tx, { id: project.id });
   });
   return { jobId: id };
 }

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { getHpcCluster, HPC_QUEUE_CONCURRENCY, partitionsOf } from './hpc-clusters.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { Database, QueueTable } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 
@@ -62,9 +63,13 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
   };
 }
 
+const queueNames = preparedQuery((db, p: { workspaceId: string }) =>
+  db.selectFrom('queues').select('name').where('workspace_id', '=', p.workspaceId),
+);
+
 /** Creates the starter queues of a workspace if it has none yet (idempotent, race-safe). */
 export async function ensureStarterQueues(db: Kysely<Database>, workspaceId: string): Promise<void> {
-  const existing = await db.selectFrom('queues').select('name').where('workspace_id', '=', workspaceId).execute();
+  const existing = await queueNames.execute(db, { workspaceId });
   const have = new Set(existing.map((q) => q.name));
   const now = isoNow();
   for (const q of STARTER_QUEUES) {
@@ -108,6 +113,20 @@ export async function getQueue(db: Kysely<Database>, workspaceId: string, id: st
   return row;
 }
 
+const readyQueues = (db: Kysely<Database>, workspaceId: string) =>
+  db.selectFrom('queues').selectAll().where('workspace_id', '=', workspaceId).where('status', '=', 'Ready');
+const systemQueue = preparedQuery((db, p: { workspaceId: string }) =>
+  readyQueues(db, p.workspaceId).where('is_system', '=', 1).orderBy('created_at').limit(1),
+);
+const defaultQueue = preparedQuery((db, p: { workspaceId: string; executor: string }) =>
+  readyQueues(db, p.workspaceId)
+    .where('executor', '=', p.executor)
+    .where('is_system', '=', 0)
+    .orderBy('is_default', 'desc')
+    .orderBy('created_at')
+    .limit(1),
+);
+
 /** The queue a job without an explicit queue goes to: modules to the system queue, others to the default of their executor. */
 export async function defaultQueueFor(
   db: Kysely<Database>,
@@ -116,9 +135,9 @@ export async function defaultQueueFor(
   module: boolean,
 ): Promise<Selectable<QueueTable>> {
   await ensureStarterQueues(db, workspaceId);
-  let q = db.selectFrom('queues').selectAll().where('workspace_id', '=', workspaceId).where('status', '=', 'Ready');
-  q = module ? q.where('is_system', '=', 1) : q.where('executor', '=', executor).where('is_system', '=', 0).orderBy('is_default', 'desc');
-  const row = await q.orderBy('created_at').executeTakeFirst();
+  const row = module
+    ? await systemQueue.executeTakeFirst(db, { workspaceId })
+    : await defaultQueue.executeTakeFirst(db, { workspaceId, executor });
   if (!row) throw new AppError('QUEUE_NOT_FOUND', `This workspace has no ready ${module ? 'module' : executor} queue.`);
   return row;
 }

@@ -12,6 +12,7 @@ import { sql, type Insertable, type Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { containsPattern } from '../store/like.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { Database, WorkflowTable } from '../store/schema.js';
 import type { Context } from './context.js';
 
@@ -114,9 +115,13 @@ export async function listWorkflows(db: Kysely<Database>, ctx: Context, query: W
   };
 }
 
+const workflowById = preparedQuery((db, p: { workspaceId: string; id: string }) =>
+  workflowQuery(db, p.workspaceId).where('workflows.id', '=', p.id),
+);
+
 /** The workflow's row with its owner; another workspace's workflow is not found. */
 export async function workflowRow(db: Kysely<Database>, workspaceId: string, id: string): Promise<WorkflowRow> {
-  const row = await workflowQuery(db, workspaceId).where('workflows.id', '=', id).executeTakeFirst();
+  const row = await workflowById.executeTakeFirst(db, { workspaceId, id });
   if (!row) throw new AppError('WORKFLOW_NOT_FOUND', `Workflow ${id} not found in this workspace.`);
   return row;
 }

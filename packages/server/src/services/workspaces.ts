@@ -2,9 +2,14 @@ import { isObjectId, isoNow, newObjectId, type AdminMember, type AdminWorkspace,
 import type { Kysely } from 'kysely';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import type { Database } from '../store/schema.js';
 import { isUniqueViolation } from '../store/unique-violation.js';
 import type { AuthUser, Context } from './context.js';
+
+const membershipRole = preparedQuery((db, p: { workspaceId: string; userId: string }) =>
+  db.selectFrom('memberships').select('role').where('workspace_id', '=', p.workspaceId).where('user_id', '=', p.userId),
+);
 
 /**
  * The tenancy check every workspace route passes: `teamId` must be a workspace the caller belongs
@@ -14,12 +19,7 @@ export async function workspaceContext(db: Kysely<Database>, user: AuthUser, tea
   // Made when needed: an error's stack costs more than the lookup.
   const notFound = () => new AppError('WORKSPACE_NOT_FOUND', `Workspace ${quoted(teamId)} not found, or you are not a member of it.`);
   if (!isObjectId(teamId)) throw notFound();
-  const membership = await db
-    .selectFrom('memberships')
-    .select('role')
-    .where('workspace_id', '=', teamId)
-    .where('user_id', '=', user.id)
-    .executeTakeFirst();
+  const membership = await membershipRole.executeTakeFirst(db, { workspaceId: teamId, userId: user.id });
   if (!membership) throw notFound();
   return { user, workspaceId: teamId, role: membership.role };
 }
