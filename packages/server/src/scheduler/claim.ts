@@ -4,6 +4,7 @@ import { ACTIVE_STATUSES } from './job-state.js';
 import { leaseUntil, nowIso, type SchedulerContext } from './context.js';
 import { capacityOf } from './capacity.js';
 import { admit, type Candidate, type Usage } from './admission.js';
+import { preparedQuery } from '../store/prepared-query.js';
 
 export interface ClaimedJob {
   id: string;
@@ -47,20 +48,30 @@ async function usageOf(db: Db, backend: string): Promise<Usage> {
   return { cpus: Number(row?.cpus ?? 0), memoryGiB: Number(row?.memory ?? 0) };
 }
 
-/** The oldest queued jobs of the queues that have a free slot. */
-async function candidatesOf(db: Db, queues: Map<string, { backend: string; free: number }>, limit: number): Promise<Candidate[]> {
-  const open = [...queues].filter(([, q]) => q.free > 0).map(([id]) => id);
-  if (!open.length) return [];
-  const rows = await db
+const oldestQueued = preparedQuery((db, p: { queueId: string; limit: number }) =>
+  db
     .selectFrom('jobs')
-    .select(['id', 'queue_id', 'cpus', 'memory_gib'])
-    .where('queue_id', 'in', open)
+    .select(['id', 'queue_id', 'cpus', 'memory_gib', 'created_at'])
     .where('status', '=', 'queued')
+    .where('queue_id', '=', p.queueId)
     .orderBy('created_at')
     .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => ({
+    .limit(p.limit),
+);
+
+/**
+ * The oldest queued jobs of each queue that has a free slot, twice as many as it has free slots
+ * (up to the limit; the rest could not start this pass), oldest first across the queues. One
+ * query per queue reads only those rows in the index's order (jobs_claim_order): one over all
+ * the queues sorted every queued job of them first (0.7 ms a pass with thousands queued, B2).
+ */
+async function candidatesOf(db: Db, queues: Map<string, { backend: string; free: number }>, limit: number): Promise<Candidate[]> {
+  const rows = [];
+  for (const [queueId, q] of queues) {
+    if (q.free > 0) rows.push(...(await oldestQueued.execute(db, { queueId, limit: 2 * Math.min(q.free, limit) })));
+  }
+  rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return rows.slice(0, limit * 2).map((r) => ({
     id: r.id,
     queueId: r.queue_id!,
     backend: queues.get(r.queue_id!)!.backend,
@@ -80,7 +91,7 @@ async function plan(ctx: SchedulerContext, db: Db, limit: number): Promise<Candi
     if (c) capacity.set(backend, { capacity: c, used: await usageOf(db, backend) });
   }
   // More candidates than the limit: a full queue's jobs or a job that can never fit are passed over.
-  return admit(await candidatesOf(db, queues, limit * 2), queues, capacity, limit);
+  return admit(await candidatesOf(db, queues, limit), queues, capacity, limit);
 }
 
 function claimSet(ctx: SchedulerContext) {

@@ -15,6 +15,7 @@ import * as interactiveSessions from './migrations/0013-interactive-sessions.js'
 import * as sessionMounts from './migrations/0014-session-mounts.js';
 import * as webSessions from './migrations/0015-web-sessions.js';
 import * as jobsStatusIndex from './migrations/0016-jobs-status-index.js';
+import * as jobsClaimOrder from './migrations/0017-jobs-claim-order.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-session-mounts': sessionMounts,
   '0015-web-sessions': webSessions,
   '0016-jobs-status-index': jobsStatusIndex,
+  '0017-jobs-claim-order': jobsClaimOrder,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
