@@ -14,6 +14,13 @@ import { pullWorkDir, startLogPusher } from './outputs.js';
 import { watchArrayProgress, withArrayOutcome, type ArrayProgress } from './array-progress.js';
 import { concludeAttempt, settle } from './settle.js';
 import { withWorkDirLock } from './work-dir-lock.js';
+import { preparedQuery } from '../store/prepared-query.js';
+
+const jobById = preparedQuery((db, p: { id: string }) => db.selectFrom('jobs').selectAll().where('id', '=', p.id));
+const workflowById = preparedQuery((db, p: { id: string }) => db.selectFrom('workflows').selectAll().where('id', '=', p.id));
+const queuePlacement = preparedQuery((db, p: { id: string }) =>
+  db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', p.id),
+);
 
 /** How long a WDL job waits for its workspace's engine server to start. */
 const ENGINE_START_WAIT_MS = 10 * 60_000;
@@ -131,9 +138,11 @@ export class AttemptRunner {
   }
 
   private async prepare(): Promise<TaskSpec> {
-    const job = await this.ctx.db.selectFrom('jobs').selectAll().where('id', '=', this.ref.id).executeTakeFirstOrThrow();
+    const job = await jobById.executeTakeFirst(this.ctx.db, { id: this.ref.id });
+    if (!job) throw new Error(`job ${this.ref.id} is gone`);
     this.arraySize = job.array_size ?? null;
-    const workflow = await this.ctx.db.selectFrom('workflows').selectAll().where('id', '=', job.workflow_id).executeTakeFirstOrThrow();
+    const workflow = await workflowById.executeTakeFirst(this.ctx.db, { id: job.workflow_id });
+    if (!workflow) throw new Error(`the workflow of job ${this.ref.id} is gone`);
     const { blobs, config, db } = this.ctx;
     this.paths = await taskPaths(config.dataDir, blobs, job);
     await Promise.all([this.paths.logs, this.paths.results, this.paths.control].map((dir) => mkdir(dir, { recursive: true })));
@@ -147,9 +156,7 @@ export class AttemptRunner {
     });
     const inputs = await stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, this.paths.inputs);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
-    const queue = job.queue_id
-      ? await db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', job.queue_id).executeTakeFirst()
-      : undefined;
+    const queue = job.queue_id ? await queuePlacement.executeTakeFirst(db, { id: job.queue_id }) : undefined;
     const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
     const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
     const server = job.workflow_type === 'wdl' ? await this.runningEngineServer(job.workspace_id) : null;

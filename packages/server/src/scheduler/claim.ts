@@ -36,15 +36,18 @@ async function queuesWithWork(db: Db, backends: string[]): Promise<Map<string, {
   return new Map(rows.map((q) => [q.id, { backend: q.backend, free: q.concurrency - Number(q.active ?? 0) }]));
 }
 
-/** CPUs and memory held by the active jobs of every queue of a backend. */
-async function usageOf(db: Db, backend: string): Promise<Usage> {
-  const row = await db
+const usageOfBackend = preparedQuery((db, p: { backend: string }) =>
+  db
     .selectFrom('jobs')
     .innerJoin('queues', 'queues.id', 'jobs.queue_id')
     .select((eb) => [eb.fn.sum<number>('jobs.cpus').as('cpus'), eb.fn.sum<number>('jobs.memory_gib').as('memory')])
-    .where('queues.backend', '=', backend)
-    .where('jobs.status', 'in', ACTIVE_STATUSES)
-    .executeTakeFirst();
+    .where('queues.backend', '=', p.backend)
+    .where('jobs.status', 'in', ACTIVE_STATUSES),
+);
+
+/** CPUs and memory held by the active jobs of every queue of a backend. */
+async function usageOf(db: Db, backend: string): Promise<Usage> {
+  const row = await usageOfBackend.executeTakeFirst(db, { backend });
   return { cpus: Number(row?.cpus ?? 0), memoryGiB: Number(row?.memory ?? 0) };
 }
 

@@ -7,6 +7,7 @@ import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { controlDirOf, failureFileOf, jobPaths, taskPaths, type JobPaths } from './job-paths.js';
+import { preparedQuery } from '../store/prepared-query.js';
 import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
@@ -15,14 +16,8 @@ export type Outcome =
   | { status: 'failed'; exitCode?: number | null; message: string; logged?: boolean }
   | { status: 'aborted'; message?: string };
 
-/**
- * Records the final status of an attempt with its end time and compute cost, only if the
- * attempt is still current and ours: a result reported by any other attempt is refused (false).
- * On S3 and Azure the job's outputs are pushed to the store first (only its logs after a forced
- * abort, which saves nothing); a completed job whose outputs cannot be saved fails.
- */
-export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
-  const row = await ctx.db
+const settlingJob = preparedQuery((db, p: { id: string }) =>
+  db
     .selectFrom('jobs')
     .select([
       'id',
@@ -36,8 +31,17 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
       'array_limit',
       'array_tasks_json',
     ])
-    .where('id', '=', ref.id)
-    .executeTakeFirst();
+    .where('id', '=', p.id),
+);
+
+/**
+ * Records the final status of an attempt with its end time and compute cost, only if the
+ * attempt is still current and ours: a result reported by any other attempt is refused (false).
+ * On S3 and Azure the job's outputs are pushed to the store first (only its logs after a forced
+ * abort, which saves nothing); a completed job whose outputs cannot be saved fails.
+ */
+export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
+  const row = await settlingJob.executeTakeFirst(ctx.db, { id: ref.id });
   if (!row) return false;
   const end = Date.now();
   let paths: JobPaths | null = null;

@@ -1,15 +1,15 @@
+import { preparedQuery } from '../store/prepared-query.js';
 import { moveJob } from './attempt-updates.js';
 import type { SchedulerContext } from './context.js';
 import { computeCostCents, costLimitExceeded } from './cost.js';
 
+const abortingJobsOf = preparedQuery((db, p: { owner: string }) =>
+  db.selectFrom('jobs').select(['id', 'attempt', 'abort_force']).where('lease_owner', '=', p.owner).where('status', '=', 'aborting'),
+);
+
 /** Jobs of this scheduler that the job service (or the cost limit) asked to abort. */
 export function abortRequests(ctx: SchedulerContext) {
-  return ctx.db
-    .selectFrom('jobs')
-    .select(['id', 'attempt', 'abort_force'])
-    .where('lease_owner', '=', ctx.owner)
-    .where('status', '=', 'aborting')
-    .execute();
+  return abortingJobsOf.execute(ctx.db, { owner: ctx.owner });
 }
 
 /**
