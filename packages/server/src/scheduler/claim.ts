@@ -17,23 +17,38 @@ type Db = Kysely<Database>;
 
 /** Queues of the given backends that have queued jobs, with their free slots (concurrency minus active jobs). */
 async function queuesWithWork(db: Db, backends: string[]): Promise<Map<string, { backend: string; free: number }>> {
-  const rows = await db
-    .selectFrom('queues')
-    .select(['queues.id', 'queues.backend', 'queues.concurrency'])
-    .select((eb) =>
-      eb
-        .selectFrom('jobs')
-        .select((e) => e.fn.countAll<number>().as('n'))
-        .whereRef('jobs.queue_id', '=', 'queues.id')
-        .where('jobs.status', 'in', ACTIVE_STATUSES)
-        .as('active'),
-    )
-    .where('queues.backend', 'in', backends)
-    .where(({ exists, selectFrom }) =>
-      exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.queue_id', '=', 'queues.id').where('jobs.status', '=', 'queued')),
-    )
-    .execute();
+  const rows = await queuesWithWorkOf(backends).execute(db, {});
   return new Map(rows.map((q) => [q.id, { backend: q.backend, free: q.concurrency - Number(q.active ?? 0) }]));
+}
+
+/** By the backends of a scheduler (fixed for its life): the query of queuesWithWork, compiled once. */
+const queuesWithWorkQueries = new Map<string, ReturnType<typeof queuesWithWorkQuery>>();
+
+function queuesWithWorkOf(backends: string[]) {
+  const key = backends.join(',');
+  let query = queuesWithWorkQueries.get(key);
+  if (!query) queuesWithWorkQueries.set(key, (query = queuesWithWorkQuery(backends)));
+  return query;
+}
+
+function queuesWithWorkQuery(backends: string[]) {
+  return preparedQuery((db) =>
+    db
+      .selectFrom('queues')
+      .select(['queues.id', 'queues.backend', 'queues.concurrency'])
+      .select((eb) =>
+        eb
+          .selectFrom('jobs')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .whereRef('jobs.queue_id', '=', 'queues.id')
+          .where('jobs.status', 'in', ACTIVE_STATUSES)
+          .as('active'),
+      )
+      .where('queues.backend', 'in', backends)
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.queue_id', '=', 'queues.id').where('jobs.status', '=', 'queued')),
+      ),
+  );
 }
 
 const usageOfBackend = preparedQuery((db, p: { backend: string }) =>

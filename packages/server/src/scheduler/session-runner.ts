@@ -23,6 +23,12 @@ import { restoreHome, saveHome } from './session-home.js';
 import { sessionOptionNotes } from './session-options.js';
 import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
 import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
+import { preparedQuery } from '../store/prepared-query.js';
+
+/** Every pass reads them (a pass follows each job's end and each submission too). */
+const unfinishedSessions = preparedQuery((db) =>
+  db.selectFrom('interactive_sessions').selectAll().where('status', 'in', ['scheduled', 'initializing', 'setup', 'ready', 'aborting']),
+);
 import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
 
 /** How long a runner's hold on a session lasts without renewal: another runner adopts the session after it. */
@@ -130,11 +136,7 @@ export class SessionRunner {
   private async runOnce(): Promise<void> {
     const now = Date.now();
     const nowIso = new Date(now).toISOString();
-    const rows = await this.o.db
-      .selectFrom('interactive_sessions')
-      .selectAll()
-      .where('status', 'in', ['scheduled', 'initializing', 'setup', 'ready', 'aborting'])
-      .execute();
+    const rows = await unfinishedSessions.execute(this.o.db, {});
     const toMount = new Set(
       rows.length
         ? (await this.o.db.selectFrom('session_mounts').select('session_id').distinct().where('status', '=', 'mounting').execute()).map(
