@@ -134,10 +134,17 @@ export async function defaultQueueFor(
   executor: 'nextflow' | 'cromwell',
   module: boolean,
 ): Promise<Selectable<QueueTable>> {
-  await ensureStarterQueues(db, workspaceId);
-  const row = module
-    ? await systemQueue.executeTakeFirst(db, { workspaceId })
-    : await defaultQueue.executeTakeFirst(db, { workspaceId, executor });
+  const pick = () =>
+    module ? systemQueue.executeTakeFirst(db, { workspaceId }) : defaultQueue.executeTakeFirst(db, { workspaceId, executor });
+  // The starter queues are made with the workspace's first use of queues (before any other queue
+  // but a cluster's) and never removed: once a default (or system) queue is found they exist, and
+  // would not come first anyway (the oldest wins). So they are made, and the queue chosen again,
+  // only when none is found: one query fewer per submission.
+  let row = await pick();
+  if (!row || (!module && row.is_default !== 1)) {
+    await ensureStarterQueues(db, workspaceId);
+    row = await pick();
+  }
   if (!row) throw new AppError('QUEUE_NOT_FOUND', `This workspace has no ready ${module ? 'module' : executor} queue.`);
   return row;
 }
