@@ -3,7 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
 import { engineServerOf } from '../store/engine-server-lookup.js';
 import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
-import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
+import { attemptStatus, markRunning } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { stageInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
@@ -96,11 +96,10 @@ export class AttemptRunner {
   private async launch(): Promise<ExternalId | null> {
     const { db } = this.ctx;
     if (this.stopped) return null;
-    if (!(await moveJob(db, this.ref, 'initializing', {}, ['scheduled']))) {
-      // Asked to abort right after the claim: nothing was started.
-      if ((await attemptStatus(db, this.ref))?.status === 'aborting') await settle(this.ctx, this.ref, { status: 'aborted' });
-      return null;
-    }
+    // The claim made it initializing. Asked to abort right after the claim: nothing was started.
+    const claimed = await attemptStatus(db, this.ref);
+    if (claimed?.status === 'aborting') await settle(this.ctx, this.ref, { status: 'aborted' });
+    if (claimed?.status !== 'initializing') return null;
     let task: TaskSpec;
     try {
       task = await this.prepare();

@@ -115,7 +115,7 @@ async function plan(ctx: SchedulerContext, db: Db, limit: number): Promise<Candi
 function claimSet(ctx: SchedulerContext) {
   const now = nowIso();
   return {
-    status: 'scheduled',
+    status: 'initializing',
     lease_owner: ctx.owner,
     lease_expires_at: leaseUntil(ctx.config),
     attempt: sql<number>`attempt + 1`,
@@ -197,7 +197,7 @@ async function claimEachSqlite(ctx: SchedulerContext, db: Db, chosen: Candidate[
 }
 
 /**
- * Claims queued jobs for this scheduler: status scheduled, a lease, attempt + 1. Each queue's
+ * Claims queued jobs for this scheduler: status initializing, a lease, attempt + 1. Each queue's
  * concurrency holds across schedulers, and so does each backend's capacity (admission.ts says
  * in which order jobs are admitted).
  */

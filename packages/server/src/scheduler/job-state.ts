@@ -3,13 +3,16 @@ import type { JobStatus } from '@runyard/contract';
 /**
  * Every legal job status transition, in one place. Anything else is a bug or a race lost, and
  * terminal statuses never change.
- *   queued -> scheduled (claimed with a lease) -> initializing (engine prepares the task)
+ *   queued -> initializing (claimed with a lease; the engine prepares the task)
  *   -> running (external id stored) -> completed | failed
+ *   (scheduled, between the claim and initializing, is what earlier Runyard schedulers wrote: one
+ *   commit more per job, and whether its task was launched told nothing the reaper does not ask
+ *   the executor anyway. It stays legal: such rows may be in a database.)
  *   a job that has not started can be aborted at once; a started one goes through aborting.
  *   a scheduler that lost its lease hands the job back to queued (never started) or re-runs it.
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
-  queued: ['scheduled', 'aborted'],
+  queued: ['initializing', 'scheduled', 'aborted'],
   scheduled: ['initializing', 'queued', 'failed', 'aborting', 'aborted'],
   initializing: ['running', 'queued', 'failed', 'aborting', 'aborted'],
   running: ['completed', 'failed', 'aborting', 'queued'],

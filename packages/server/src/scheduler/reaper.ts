@@ -17,6 +17,7 @@ export type Adopt = (runner: AttemptRunner, start: () => Promise<void>) => void;
  */
 async function recover(ctx: SchedulerContext, job: ExpiredJob, adopt: Adopt): Promise<void> {
   const ref: AttemptRef = { id: job.id, attempt: job.attempt, owner: ctx.owner };
+  // Claimed by an earlier Runyard scheduler, which wrote scheduled before it prepared or launched anything.
   if (job.status === 'scheduled') {
     await requeueOrFail(ctx, ref, 'claimed but never started');
     return;

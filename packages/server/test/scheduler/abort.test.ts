@@ -49,7 +49,7 @@ describe('scheduler: abort', { timeout: 300_000 }, () => {
     assert.deepEqual(groupMembers(pid), [], 'a process of the job is left');
     assert.deepEqual(
       (await assertLegalHistory(env, id)).map((c) => c.to),
-      ['scheduled', 'initializing', 'running', 'aborting', 'aborted'],
+      ['initializing', 'running', 'aborting', 'aborted'],
     );
   });
 

@@ -97,7 +97,7 @@ describe('scheduler: compute cost from the instance type', { timeout: 300_000 },
     assert.ok(ran >= 21_000 && ran < 300_000, `${ran}`);
     assert.deepEqual(
       (await assertLegalHistory(env, id)).map((c) => c.to),
-      ['scheduled', 'initializing', 'running', 'aborting', 'aborted'],
+      ['initializing', 'running', 'aborting', 'aborted'],
     );
   });
 

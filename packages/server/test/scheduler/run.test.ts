@@ -52,7 +52,7 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.ok(out.includes(`${pathsOf(env, id).work}\n`), out);
     assert.deepEqual(
       (await assertLegalHistory(env, id)).map((c) => c.to),
-      ['scheduled', 'initializing', 'running', 'completed'],
+      ['initializing', 'running', 'completed'],
     );
     assert.deepEqual(JSON.parse(job.external_id!).backend, 'local');
     // No instance type: priced as c5.xlarge (17 cents an hour) for its recorded run time.
@@ -129,7 +129,7 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.equal(job.status_message, 'The job has no command to run.');
     assert.deepEqual(
       (await assertLegalHistory(env, id)).map((c) => c.to),
-      ['scheduled', 'initializing', 'failed'],
+      ['initializing', 'failed'],
     );
   });
 
