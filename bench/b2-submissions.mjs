@@ -3,8 +3,10 @@
 // one process (a fresh database migrated by the server's own migrations, WAL and synchronous=FULL
 // like the server, one INSERT per row, each its own transaction).
 //
-// So that running jobs do not swamp the machine while submissions are measured, the jobs go to an
-// admin-created default queue of concurrency 1 and run `true`; the scheduler's poll interval is
+// The B2 line is an API process (role api, as beside scheduler processes): it runs no job, as the
+// baseline runs none. A second line is the embedded default (role all), whose scheduler runs the
+// submitted jobs meanwhile on the same cores: so that they do not swamp the machine, the jobs go to
+// an admin-created default queue of concurrency 1 and run `true`; the scheduler's poll interval is
 // long (each submission still wakes it, as in production).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -86,28 +88,43 @@ async function rawInserts(dir, { job, rows }, durationMs) {
   }
 }
 
-export async function run() {
-  const s = await startJobServer({ env: { RUNYARD_SCHEDULER_POLL_MS: '600000' }, queueConcurrency: 1 });
-  let scratch;
+/**
+ * Submissions to a server of the given role for load.durationMs; answers the measurement and a
+ * snapshot of its database. Role api runs no job (as an API process beside scheduler processes);
+ * role all (the embedded default) runs the submitted jobs meanwhile, on the same cores.
+ */
+async function submissionsTo(role) {
+  const s = await startJobServer({ env: { RUNYARD_SCHEDULER_POLL_MS: '600000', RUNYARD_ROLE: role }, queueConcurrency: 1 });
   try {
     const route = `/api/v2/jobs?teamId=${s.ws}`;
+    const measured = await measure({ url: s.url + route, method: 'POST', headers: { apikey: s.apikey }, body: s.body('true'), ...load });
+    if (measured.errors) throw new Error(`Runyard (role ${role}): ${measured.errors} of ${measured.requests} submissions failed`);
+    return { measured, taken: snapshot(databaseUrlOf(s.server.config).replace(/^sqlite:/, '')) };
+  } finally {
+    // Stopped before the next measurement: a role all server's queue still holds thousands of jobs to run.
+    await s.close();
+  }
+}
+
+export async function run() {
+  let scratch;
+  try {
     console.log(
       `# B2 POST /api/v2/jobs (bash job \`true\`, default queue of concurrency 1) on SQLite; ` +
         `${load.concurrency} keep-alive connections, ${load.durationMs / 1000} s after ${load.warmupMs / 1000} s warm-up`,
     );
-    const measured = await measure({ url: s.url + route, method: 'POST', headers: { apikey: s.apikey }, body: s.body('true'), ...load });
-    if (measured.errors) throw new Error(`Runyard: ${measured.errors} of ${measured.requests} submissions failed`);
-    const file = databaseUrlOf(s.server.config).replace(/^sqlite:/, '');
-    const taken = snapshot(file);
-    // The server stops before the baseline runs: its queue still holds thousands of jobs to run.
-    await s.close();
+    // The submission path against the same inserts: an API process (role api) runs no job, as the baseline runs none.
+    const api = await submissionsTo('api');
+    // The embedded default, whose scheduler runs the jobs submitted (one at a time) on the same two cores meanwhile.
+    const all = await submissionsTo('all');
     scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
-    const baseline = await rawInserts(scratch, taken, load.durationMs);
+    const baseline = await rawInserts(scratch, api.taken, load.durationMs);
     console.log(`# B2 baseline: ${baseline.rows} rows inserted by better-sqlite3, WAL, synchronous=FULL, one transaction per row`);
-    console.log(figure('B2 job submissions throughput', measured.rps, baseline.rps, 'jobs/s'));
-    console.log(`# B2 submission latency under that load: p50 ${measured.p50.toFixed(1)} ms, p99 ${measured.p99.toFixed(1)} ms`);
+    console.log(figure('B2 job submissions throughput', api.measured.rps, baseline.rps, 'jobs/s'));
+    console.log(`# B2 submission latency under that load: p50 ${api.measured.p50.toFixed(1)} ms, p99 ${api.measured.p99.toFixed(1)} ms`);
+    console.log(figure('B2 job submissions throughput, role all (its jobs running meanwhile)', all.measured.rps, baseline.rps, 'jobs/s'));
+    console.log(`# B2 role all latency: p50 ${all.measured.p50.toFixed(1)} ms, p99 ${all.measured.p99.toFixed(1)} ms`);
   } finally {
-    await s.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }
