@@ -77,16 +77,20 @@ const oldestQueued = preparedQuery((db, p: { queueId: string; limit: number }) =
     .limit(p.limit),
 );
 
+/** Candidates read beyond a queue's free slots: jobs admit() may pass over (larger than the capacity now). */
+const CANDIDATES_BEYOND_FREE = 10;
+
 /**
- * The oldest queued jobs of each queue that has a free slot, twice as many as it has free slots
- * (up to the limit; the rest could not start this pass), oldest first across the queues. One
- * query per queue reads only those rows in the index's order (jobs_claim_order): one over all
- * the queues sorted every queued job of them first (0.7 ms a pass with thousands queued, B2).
+ * The oldest queued jobs of each queue that has a free slot, as many as it has free slots and
+ * CANDIDATES_BEYOND_FREE more (the rest could not start this pass), oldest first across the
+ * queues. One query per queue reads only those rows in the index's order (jobs_claim_order): one
+ * over all the queues sorted every queued job of them first (0.7 ms a pass with thousands queued, B2).
  */
 async function candidatesOf(db: Db, queues: Map<string, { backend: string; free: number }>, limit: number): Promise<Candidate[]> {
   const rows = [];
   for (const [queueId, q] of queues) {
-    if (q.free > 0) rows.push(...(await oldestQueued.execute(db, { queueId, limit: 2 * Math.min(q.free, limit) })));
+    const take = Math.min(2 * limit, q.free + CANDIDATES_BEYOND_FREE);
+    if (q.free > 0) rows.push(...(await oldestQueued.execute(db, { queueId, limit: take })));
   }
   rows.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.slice(0, limit * 2).map((r) => ({

@@ -88,6 +88,20 @@ describe('scheduler: jobs start only when their CPUs and memory are free', { tim
     for (const id of [b, c, d]) assert.equal((await waitForStatus(env, id, ['completed', 'failed'], 60_000)).status, 'completed');
   });
 
+  it('jobs larger than the whole capacity (after it was lowered) at the head of a queue do not hold back the jobs behind them', async () => {
+    const queue_id = newObjectId();
+    await insertQueue(env.store, env.workspaceId, queue_id, 1);
+    // More of them than the queue has free slots: the claim reads past them.
+    const bigs = [await job(3, { queue_id }), await job(3, { queue_id }), await job(3, { queue_id })];
+    const small = await job(1, { queue_id });
+    await waitForStatus(env, small, ['running'], 60_000);
+    assert.deepEqual(await statuses(bigs), ['queued', 'queued', 'queued']);
+    go(small);
+    assert.equal((await waitForStatus(env, small, ['completed', 'failed'], 60_000)).status, 'completed');
+    // Cleared away, so that they hold nothing back in the tests after this one.
+    await env.store.db.updateTable('jobs').set({ status: 'aborted' }).where('id', 'in', bigs).execute();
+  });
+
   it('a job that needs more than is free holds back the jobs behind it until it starts', async () => {
     const first = await job(1);
     await waitForStatus(env, first, ['running'], 60_000);
