@@ -24,12 +24,12 @@ import { sessionOptionNotes } from './session-options.js';
 import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
 import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
 import { preparedQuery } from '../store/prepared-query.js';
+import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
 
 /** Every pass reads them (a pass follows each job's end and each submission too). */
 const unfinishedSessions = preparedQuery((db) =>
   db.selectFrom('interactive_sessions').selectAll().where('status', 'in', ['scheduled', 'initializing', 'setup', 'ready', 'aborting']),
 );
-import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
 
 /** How long a runner's hold on a session lasts without renewal: another runner adopts the session after it. */
 const LEASE_MS = 60_000;
