@@ -1,5 +1,5 @@
 import { localArrayTask } from './array-run.js';
-import { appendLogLines, makeTaskDirectories } from './task-files.js';
+import { logLinesText, makeTaskDirectories } from './task-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
@@ -78,15 +78,16 @@ export class LocalExecutor implements Executor {
     let program: string;
     let args: string[];
     try {
-      await appendLogLines(task.logFile, [inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
       [program, ...args] = wrapperArgv(control, inContainer ? task.argv : this.sandbox.argv(task), limits.procsFiles);
     } catch (e) {
       await this.limits.discard(control);
       throw e;
     }
+    // The notes at the head of the log are written by the spawner, which opens the log anyway.
+    const logHead = logLinesText([inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
     let started: DetachedTask;
     try {
-      started = await this.spawner.startDetached({ program, args, cwd: task.cwd, env: task.env, logFile: task.logFile });
+      started = await this.spawner.startDetached({ program, args, cwd: task.cwd, env: task.env, logFile: task.logFile, logHead });
     } catch (e) {
       await this.limits.discard(control);
       throw new Error(`The task could not be started: ${(e as Error).message}`);

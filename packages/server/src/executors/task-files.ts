@@ -11,14 +11,18 @@ export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): vo
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }
 
-/**
- * Lines the server writes at the head of the task's log (notes, the preamble), before the task's own output; null lines are skipped.
- * One write, in the thread pool (creating the file is the slow part, off the scheduler's thread).
- */
-export async function appendLogLines(logFile: string, lines: readonly (string | null)[]): Promise<void> {
-  const text = lines
+/** Lines the server writes at the head of the task's log (notes, the preamble), as one text; null lines are skipped. */
+export function logLinesText(lines: readonly (string | null)[]): string {
+  return lines
     .filter((line) => line !== null)
     .map((line) => `${line}\n`)
     .join('');
-  await appendFile(logFile, text, { mode: 0o644 });
+}
+
+/**
+ * Appends those lines to the task's log, before the task's own output. One write, in the thread
+ * pool (creating the file is the slow part, off the scheduler's thread).
+ */
+export async function appendLogLines(logFile: string, lines: readonly (string | null)[]): Promise<void> {
+  await appendFile(logFile, logLinesText(lines), { mode: 0o644 });
 }

@@ -1,4 +1,5 @@
-import { mkdir, open, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptControl } from './executor.js';
 
@@ -99,9 +100,13 @@ export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles:
   ];
 }
 
+/**
+ * A control file's text, or null. Read at once: a file of a few bytes, where readFile through the
+ * thread pool costs four round trips (open, stat, read, close), each waiting for a CPU on a loaded machine.
+ */
 async function readOrNull(file: string): Promise<string | null> {
   try {
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
     return null;
   }

@@ -144,18 +144,22 @@ export class AttemptRunner {
     if (!workflow) throw new Error(`the workflow of job ${this.ref.id} is gone`);
     const { blobs, config, db } = this.ctx;
     this.paths = await taskPaths(config.dataDir, blobs, job);
-    await Promise.all([this.paths.logs, this.paths.results, this.paths.control].map((dir) => mkdir(dir, { recursive: true })));
-    // S3, Azure: the work directory as the store has it (a resumed job's is its parent's).
-    // Made and pulled under the directory's lock: the clean-up of a job that shares it (a resumed
-    // job's parent) is not half done, and does not remove the directories being made.
     const paths = this.paths;
-    await withWorkDirLock(paths.work, async () => {
-      await mkdir(paths.work, { recursive: true });
-      await pullWorkDir(this.ctx, paths);
-    });
-    const inputs = await stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, this.paths.inputs);
+    // Independent of each other, so under way at once (each file system call is a round trip
+    // through the thread pool): the job's directories; its work directory, made and pulled under
+    // the directory's lock (S3, Azure: as the store has it; a resumed job's is its parent's), so that
+    // the clean-up of a job that shares it is not half done and does not remove what is being made;
+    // its staged inputs; and its queue's placement.
+    const [, , inputs, queue] = await Promise.all([
+      Promise.all([paths.logs, paths.results, paths.control].map((dir) => mkdir(dir, { recursive: true }))),
+      withWorkDirLock(paths.work, async () => {
+        await mkdir(paths.work, { recursive: true });
+        await pullWorkDir(this.ctx, paths);
+      }),
+      stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, paths.inputs),
+      job.queue_id ? queuePlacement.executeTakeFirst(db, { id: job.queue_id }) : undefined,
+    ]);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
-    const queue = job.queue_id ? await queuePlacement.executeTakeFirst(db, { id: job.queue_id }) : undefined;
     const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
     const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
     const server = job.workflow_type === 'wdl' ? await this.runningEngineServer(job.workspace_id) : null;

@@ -30,6 +30,8 @@ export interface SchedulerContext {
   log: SchedulerLog;
   /** Set by stop(): from then on nothing is written. */
   readonly signal: AbortSignal;
+  /** A job of this scheduler was settled, so its slot is free: a pass may claim the next (before the job's clean-up is done). */
+  slotFreed?: () => void;
 }
 
 /** One dispatch of a job: results are accepted only from the current attempt of its lease owner. */

@@ -75,6 +75,7 @@ export class Scheduler {
       blobs: options.blobs ?? createBlobStore(options.config),
       log: SILENT_LOG,
       signal: this.stopping.signal,
+      slotFreed: () => this.wake(),
     };
   }
 

@@ -71,8 +71,10 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
     ...(outcome.status === 'failed' && { exit_code: outcome.exitCode ?? null, status_message: outcome.message }),
     ...(outcome.status === 'aborted' && outcome.message && { status_message: outcome.message }),
   });
-  if (settled) ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
-  else ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'result refused: the attempt is no longer current');
+  if (settled) {
+    ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
+    ctx.slotFreed?.();
+  } else ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'result refused: the attempt is no longer current');
   if (settled) await removeLocalCopies(ctx, ref.id, paths ?? jobPaths(ctx.config.dataDir, row.workspace_id, row.id));
   return settled;
 }

@@ -22,20 +22,20 @@ async function endOf(spawner: Spawner, task: DetachedTask) {
   }
 }
 
+/** A /bin/sh task in a scratch directory whose log holds a line already. */
+function shTask(script: string, more: { logHead?: string } = {}) {
+  const d = dir();
+  const log = path.join(d, 'log.txt');
+  writeFileSync(log, 'before\n');
+  return { d, log, request: { program: '/bin/sh', args: ['-c', script], cwd: d, env: { PATH }, logFile: log, ...more } };
+}
+
 // Tasks and Slurm commands are started from a small helper process (executors/spawner/).
 describe('the spawner process', () => {
   it('starts a task detached in its own process group, its output appended to the log, and reports its end', async () => {
     const spawner = new Spawner();
-    const d = dir();
-    const log = path.join(d, 'log.txt');
-    writeFileSync(log, 'before\n');
-    const task = await spawner.startDetached({
-      program: '/bin/sh',
-      args: ['-c', 'echo out; echo err >&2; sleep 0.3'],
-      cwd: d,
-      env: { PATH },
-      logFile: log,
-    });
+    const { log, request } = shTask('echo out; echo err >&2; sleep 0.3');
+    const task = await spawner.startDetached(request);
     const stat = readProcStat(task.pid);
     assert.ok(stat, 'the task runs');
     assert.equal(stat.startTime, task.startTime);
@@ -44,6 +44,21 @@ describe('the spawner process', () => {
     assert.equal(await endOf(spawner, task), 'exited');
     assert.equal(isRunning(task.pid, task.startTime), false);
     assert.equal(readFileSync(log, 'utf8'), 'before\nout\nerr\n');
+  });
+
+  it("writes the server's notes (logHead) to the log before the task's output, and fails a start whose log cannot be written", async () => {
+    const spawner = new Spawner();
+    const { d, log, request } = shTask('echo out', { logHead: 'Runyard: a note.\nRunyard: another.\n' });
+    const task = await spawner.startDetached(request);
+    assert.equal(await endOf(spawner, task), 'exited');
+    assert.equal(readFileSync(log, 'utf8'), 'before\nRunyard: a note.\nRunyard: another.\nout\n');
+    // A directory is no log: opening it to append fails, and nothing starts.
+    await assert.rejects(spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: d, logHead: 'x\n' }), /EISDIR/);
+    // A log that opens but takes no write (a full disk): the start fails, saying so.
+    await assert.rejects(
+      spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: '/dev/full', logHead: 'x\n' }),
+      /the task's log could not be written: ENOSPC/,
+    );
   });
 
   it('reports the end of a task that exits at once (its start and end may reach the server together)', async () => {

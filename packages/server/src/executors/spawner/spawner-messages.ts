@@ -7,6 +7,8 @@ export interface DetachedRequest {
   cwd: string;
   env: Record<string, string>;
   logFile: string;
+  /** Written at the end of the log before the task starts (the server's notes): one open of the log, not two. */
+  logHead?: string;
 }
 
 /** A command to run to its end, its output captured (Slurm's commands). */

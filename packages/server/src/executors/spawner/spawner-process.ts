@@ -3,7 +3,7 @@
 // small process a start costs a few milliseconds, from a loaded server tens, every one stalling
 // the scheduler's thread. It exits when its parent goes; detached tasks keep running.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { readProcStat } from '../proc.js';
 import type { CaptureRequest, DetachedRequest, SpawnerReply, SpawnerRequest } from './spawner-messages.js';
 
@@ -15,6 +15,12 @@ function startDetached(request: DetachedRequest): void {
     log = openSync(request.logFile, 'a', 0o644);
   } catch (e) {
     return send({ type: 'failed', id: request.id, message: (e as Error).message });
+  }
+  try {
+    if (request.logHead) writeSync(log, request.logHead);
+  } catch (e) {
+    closeSync(log);
+    return send({ type: 'failed', id: request.id, message: `the task's log could not be written: ${(e as Error).message}` });
   }
   try {
     const child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
