@@ -1,7 +1,8 @@
+import os from 'node:os';
 import type { Executor } from './executor.js';
 import type { Config } from '../config.js';
 import { LocalExecutor } from './local.js';
-import { detectCgroups } from './sandbox/cgroup.js';
+import { detectCgroups, readHostView } from './sandbox/cgroup.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { createSandbox, type SandboxSettings } from './sandbox/sandbox.js';
 import { SlurmExecutor } from './slurm/slurm-executor.js';
@@ -15,10 +16,12 @@ export interface ExecutorOptions {
 
 /** The executors of this server, by the backend name a queue gives (queues.backend). */
 export function createExecutors(
-  settings: SandboxSettings & Pick<Config, 'cgroups'>,
+  settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'>,
   options: ExecutorOptions = {},
 ): Record<string, Executor> {
-  const limits = new TaskLimits(() => detectCgroups(settings.cgroups));
+  // The tasks' folder weighs as many processes as the CPUs they may use together (the local capacity).
+  const tasksCpus = settings.localCpus || os.availableParallelism();
+  const limits = new TaskLimits(() => detectCgroups(settings.cgroups, readHostView, tasksCpus));
   const sandbox = createSandbox(settings);
   const executors: Record<string, Executor> = { local: new LocalExecutor(undefined, sandbox, limits) };
   if (options.slurmClusters) executors.slurm = new SlurmExecutor({ clusters: options.slurmClusters, sandbox, pollMs: options.slurmPollMs });

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
 import { groupMembers, isLive, readProcStat } from '../../src/executors/proc.js';
-import { detectCgroups, readHostView, type Cgroups, type HostView } from '../../src/executors/sandbox/cgroup.js';
+import { detectCgroups, readHostView, tasksFolderWeight, type Cgroups, type HostView } from '../../src/executors/sandbox/cgroup.js';
 import { groupNameOf, TaskLimits } from '../../src/executors/sandbox/limits.js';
 import { createSandbox, defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
 
@@ -147,10 +147,12 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
 
   it('hands the memory and cpu controllers down to runyard/, and writes memory.max, memory.swap.max and cpu.max', async () => {
     const { root, own, view } = fakeV2();
-    const cgroups = detectCgroups('auto', () => view);
+    const cgroups = detectCgroups('auto', () => view, 3);
     assert.equal(cgroups.unavailable, null);
     assert.equal(cgroups.version, 2);
     assert.equal(readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
+    // The tasks together weigh as much as three processes (3 CPUs of capacity), not one.
+    assert.equal(readFileSync(path.join(own, 'runyard', 'cpu.weight'), 'utf8'), '300');
     assert.equal(readFileSync(path.join(own, 'runyard', 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
     const group = path.join(own, 'runyard', 'job1-a2');
     mkdirSync(group);
@@ -191,8 +193,9 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
       selfCgroup: '4:memory:/outer/svc\n2:cpu,cpuacct:/svc\n0::/\n',
       pid: 1,
     };
-    const cgroups = detectCgroups('auto', () => view);
+    const cgroups = detectCgroups('auto', () => view, 4);
     assert.equal(cgroups.version, 1, cgroups.unavailable ?? '');
+    assert.equal(readFileSync(path.join(root, 'cpu,cpuacct', 'svc', 'runyard', 'cpu.shares'), 'utf8'), '4096');
     const memory = path.join(root, 'memory', 'svc', 'runyard', 'j-a1');
     const cpu = path.join(root, 'cpu,cpuacct', 'svc', 'runyard', 'j-a1');
     mkdirSync(memory, { recursive: true });
@@ -208,5 +211,15 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     writeFileSync(path.join(memory, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 2\n');
     assert.equal(cgroups.oomKilled('j-a1', false), true);
     rmSync(root, { recursive: true });
+  });
+});
+
+describe("the weight of the tasks' folder", () => {
+  it('is the default weight times the CPUs the tasks may use together, within what the kernel takes', () => {
+    assert.equal(tasksFolderWeight(1, 4), 4096);
+    assert.equal(tasksFolderWeight(2, 4), 400);
+    assert.equal(tasksFolderWeight(2, 0.5), 100, 'never below one process');
+    assert.equal(tasksFolderWeight(2, 500), 10_000);
+    assert.equal(tasksFolderWeight(1, 1000), 262_144);
   });
 });

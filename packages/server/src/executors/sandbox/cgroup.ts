@@ -167,28 +167,32 @@ abstract class TaskGroups implements Cgroups {
     return this.dirs(name).every((dir) => existsSync(dir));
   }
 
+  /** The group's directories (one per hierarchy) go at once. */
   async remove(name: string): Promise<void> {
-    for (const dir of this.dirs(name)) {
-      for (let tries = 0; existsSync(dir); tries++) {
-        // Members are in this process's PID namespace; none can be a reused pid while it is a member.
-        for (const pid of words(path.join(dir, 'cgroup.procs'))) {
-          try {
-            process.kill(Number(pid), 'SIGKILL');
-          } catch {
-            // Gone meanwhile.
-          }
-        }
-        try {
-          await rmdir(dir);
-        } catch (e) {
-          const code = (e as NodeJS.ErrnoException).code;
-          if (code === 'ENOENT') break;
-          if (code !== 'EBUSY' || tries >= 100) throw e;
-          // The kernel is still taking the last members out (usually a millisecond or two): look
-          // again soon, then every 100 ms (about 10 s in all).
-          await sleep(Math.min(100, 2 ** tries));
-        }
+    await Promise.all(this.dirs(name).map((dir) => removeGroupDir(dir)));
+  }
+}
+
+/** Kills what is left in a group's directory and removes it (retrying while the kernel still counts leaving processes). */
+async function removeGroupDir(dir: string): Promise<void> {
+  for (let tries = 0; existsSync(dir); tries++) {
+    // Members are in this process's PID namespace; none can be a reused pid while it is a member.
+    for (const pid of words(path.join(dir, 'cgroup.procs'))) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
       }
+    }
+    try {
+      await rmdir(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') break;
+      if (code !== 'EBUSY' || tries >= 100) throw e;
+      // The kernel is still taking the last members out (usually a millisecond or two): look
+      // again soon, then every 100 ms (about 10 s in all).
+      await sleep(Math.min(100, 2 ** tries));
     }
   }
 }
@@ -311,16 +315,39 @@ function prepareV2(ownDir: string, pid: number): string {
   return base;
 }
 
-function detectV2(host: HostView): Cgroups {
+/**
+ * The CPU weight of the tasks' folder: as many processes' worth as CPUs its tasks may use together
+ * (the local executor's capacity). Its tasks share this one weight where the server's other
+ * processes and threads, and other sessions, have one each: left at the default, all the running
+ * tasks together would get no more of a busy host than a single process (each task's own quota
+ * still caps it at the CPUs it asked for). Best effort: a host that refuses keeps the default.
+ */
+function weighTasksFolder(file: string, value: number): void {
+  try {
+    writeFileSync(file, String(value));
+  } catch {
+    // A hierarchy that does not let the server weigh its own folder: tasks share the default weight.
+  }
+}
+
+/** cgroup v2's cpu.weight (default 100, 1..10000) and v1's cpu.shares (default 1024, 2..262144) for `cpus` CPUs' worth. */
+export function tasksFolderWeight(version: 1 | 2, cpus: number): number {
+  const [unit, min, max] = version === 2 ? [100, 1, 10_000] : [1024, 2, 262_144];
+  return Math.min(max, Math.max(min, Math.round(unit * Math.max(1, cpus))));
+}
+
+function detectV2(host: HostView, cpus: number): Cgroups {
   const own = parseSelfCgroup(host.selfCgroup).find((l) => l.controllers.length === 0 && l.path);
   const mount = parseMountinfo(host.mountinfo).find((m) => m.fstype === 'cgroup2');
   if (!own || !mount) throw new Error('no unified (v2) hierarchy');
   const ownDir = dirOf(mount, own.path);
   if (!ownDir) throw new Error(`the server's cgroup ${own.path} is not under the v2 mount ${mount.point}`);
-  return new CgroupsV2(prepareV2(ownDir, host.pid));
+  const base = prepareV2(ownDir, host.pid);
+  weighTasksFolder(path.join(base, 'cpu.weight'), tasksFolderWeight(2, cpus));
+  return new CgroupsV2(base);
 }
 
-function detectV1(host: HostView): Cgroups {
+function detectV1(host: HostView, cpus: number): Cgroups {
   const mounts = parseMountinfo(host.mountinfo).filter((m) => m.fstype === 'cgroup');
   const lines = parseSelfCgroup(host.selfCgroup);
   const base = (controller: string): string => {
@@ -333,15 +360,19 @@ function detectV1(host: HostView): Cgroups {
     mkdirSync(dir, { recursive: true });
     return dir;
   };
-  return new CgroupsV1(base('memory'), base('cpu'));
+  const memoryBase = base('memory');
+  const cpuBase = base('cpu');
+  weighTasksFolder(path.join(cpuBase, 'cpu.shares'), tasksFolderWeight(1, cpus));
+  return new CgroupsV1(memoryBase, cpuBase);
 }
 
 /**
  * The cgroups of this host (RUNYARD_CGROUPS): with auto, v2 where the unified hierarchy has the
  * memory and cpu controllers, else v1 where both are mounted and writable, else none, with the
- * reasons (which every job's log repeats: limits are never silently unenforced).
+ * reasons (which every job's log repeats: limits are never silently unenforced). tasksCpus: the
+ * CPUs the tasks may use together, which weighs their folder (weighTasksFolder).
  */
-export function detectCgroups(mode: CgroupMode, host: () => HostView = readHostView): Cgroups {
+export function detectCgroups(mode: CgroupMode, host: () => HostView = readHostView, tasksCpus = 1): Cgroups {
   if (mode === 'none') return new NoCgroups('RUNYARD_CGROUPS=none');
   if (process.platform !== 'linux') return new NoCgroups('cgroups are a Linux feature');
   let view: HostView;
@@ -353,7 +384,7 @@ export function detectCgroups(mode: CgroupMode, host: () => HostView = readHostV
   const reasons: string[] = [];
   for (const detect of [detectV2, detectV1]) {
     try {
-      return detect(view);
+      return detect(view, tasksCpus);
     } catch (e) {
       reasons.push(messageOf(e));
     }
