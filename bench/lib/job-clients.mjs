@@ -2,7 +2,7 @@
 // test keeps its event loop to itself; they talk to it over loopback HTTP with the admin's key.
 // Times are wall-clock milliseconds (Date.now()), comparable with the server's ISO timestamps.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { api } from './jobs.mjs';
+import { request as api } from './http-client.mjs';
 
 const TERMINAL = new Set(['completed', 'failed', 'aborted']);
 
@@ -41,7 +41,8 @@ export async function sequentialJobs({ url, apikey, ws, body, count, firstPollMs
 /**
  * B4: submits `count` jobs from `concurrency` keep-alive clients, then polls the job list until
  * every job has ended (or timeoutMs). Answers the wall clock of the first submission, of the last
- * reply, and when the poll first saw every job done, with the final counts.
+ * reply, and when the poll first saw every job done, with the final counts and the CPU this client
+ * process has spent (milliseconds).
  */
 export async function submitAndWait({ url, apikey, ws, body, count, concurrency = 8, pollMs = 50, timeoutMs }) {
   const startedAt = Date.now();
@@ -60,7 +61,16 @@ export async function submitAndWait({ url, apikey, ws, body, count, concurrency 
     const { paginationMetadata: failed } = await api(url, apikey, 'GET', `/api/v2/jobs?teamId=${ws}&limit=1&status=failed`);
     const completed = all['Pagination-Completed-Count'];
     if (completed + failed['Pagination-Count'] >= count || Date.now() > deadline) {
-      return { startedAt, submittedAt, doneAt: Date.now(), total: all['Pagination-Count'], completed, failed: failed['Pagination-Count'] };
+      const cpu = process.cpuUsage();
+      return {
+        startedAt,
+        submittedAt,
+        doneAt: Date.now(),
+        total: all['Pagination-Count'],
+        completed,
+        failed: failed['Pagination-Count'],
+        cpuMs: (cpu.user + cpu.system) / 1000,
+      };
     }
     await sleep(pollMs);
   }
