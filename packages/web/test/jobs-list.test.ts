@@ -114,8 +114,11 @@ test('the list filters by name and status on the server, pages, and keeps both i
   await page.getByLabel('Owner', { exact: true }).fill('nobody-here');
   await page.getByRole('button', { name: 'Apply' }).click();
   await page.getByRole('alert').filter({ hasText: 'User "nobody-here" was not found' }).waitFor(WAIT);
-  await page.getByLabel('Only my jobs').check();
+  // A click, not check(): the box shows the URL's filter, so it turns checked once the navigation is done, which
+  // check() does not wait for (on a busy machine it saw the box unchanged and failed).
+  await page.getByLabel('Only my jobs').click();
   await page.waitForURL((u) => u.searchParams.get('mine') === '1' && !u.searchParams.has('owner'), WAIT);
+  await page.getByLabel('Only my jobs').and(page.locator(':checked')).waitFor(WAIT);
   await pager(page, 'Jobs 1–1 of 1 · page 1 of 1').waitFor(WAIT);
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await page.getByLabel('Status').selectOption('failed');
