@@ -74,8 +74,8 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
   if (settled) {
     ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
     ctx.slotFreed?.();
+    await removeLocalCopies(ctx, ref.id, paths ?? jobPaths(ctx.config.dataDir, row.workspace_id, row.id));
   } else ctx.log.warn({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'result refused: the attempt is no longer current');
-  if (settled) await removeLocalCopies(ctx, ref.id, paths ?? jobPaths(ctx.config.dataDir, row.workspace_id, row.id));
   return settled;
 }
 
