@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createProxyServer } from 'http-proxy-3';
@@ -216,12 +216,22 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   const servesHost = options.servesHost ?? (() => true);
   /** Sent to the sessions' host, from a page of the sessions' origin (or none). */
   const acceptable = (headers: IncomingHttpHeaders) => servesHost(headers.host) && originAllowed(headers, allowedOrigins());
+  // Kept-alive connections to the sessions' servers (pooled per socket path). Without an agent each
+  // request goes on a new connection with `Connection: close`, and under load Node sometimes still
+  // had the request's end to write when Jupyter, having answered, closed: the write failed (EPIPE)
+  // and the answer was lost (a kernel started, and the person got 502). Idle ones close after 30 s.
+  const upstreamAgent = new Agent({ keepAlive: true, timeout: 30_000 });
   const proxy = createProxyServer({
     xfwd: false,
     changeOrigin: false,
     proxyTimeout: options.upstreamTimeoutMs ?? 300_000,
   });
-  proxy.on('proxyRes', (proxyRes) => sanitizeResponseHeaders(proxyRes.headers));
+  proxy.on('proxyRes', (proxyRes) => {
+    sanitizeResponseHeaders(proxyRes.headers);
+    // Hop-by-hop: the answer keeps the browser's connection as the browser asked (http-proxy sets it from the request).
+    delete proxyRes.headers.connection;
+    delete proxyRes.headers['keep-alive'];
+  });
   proxy.on('proxyReqWs', (proxyReq) => {
     // Registered before http-proxy's own listener: the 101 answer's headers are cleaned before it relays them.
     proxyReq.on('upgrade', (proxyRes: IncomingMessage) => sanitizeResponseHeaders(proxyRes.headers));
@@ -252,6 +262,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   const closeAll = () => {
     for (const s of sockets) s.destroy();
     sockets.clear();
+    upstreamAgent.destroy();
   };
   app.addHook('preClose', async () => closeAll());
 
@@ -283,7 +294,13 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
     sanitizeRequestHeaders(raw.headers, upstream);
     raw.url = target.forwardUrl;
     reply.hijack();
-    proxy.web(raw, reply.raw, { target: { socketPath: upstream.socketPath, host: 'localhost', port: 80 } }, (error) => {
+    const forward = {
+      agent: upstreamAgent,
+      target: { socketPath: upstream.socketPath, host: 'localhost', port: 80 },
+      // Hop-by-hop: the browser's Connection header is about its connection to the platform (the answer to it keeps it).
+      headers: { connection: 'keep-alive' },
+    };
+    proxy.web(raw, reply.raw, forward, (error) => {
       request.log.warn({ sessionId: target.sessionId, err: { message: error.message } }, "the session's server did not answer");
       answerUnreachable(reply.raw);
     });

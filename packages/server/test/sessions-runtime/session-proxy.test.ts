@@ -28,15 +28,19 @@ interface Seen {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  /** Which of the server's connections the request came on (1, 2, ...). */
+  connection: number;
 }
 
 /** An HTTP server on a unix socket that answers every request with what it got, plus a CORS grant and cookies (as Jupyter sends). */
 async function echoUpstream(socketPath: string) {
+  const connections = new WeakMap<object, number>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const seen: Seen = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const body = Buffer.concat(chunks).toString('utf8');
+      const seen: Seen = { method: req.method!, url: req.url!, headers: req.headers, body, connection: connections.get(req.socket)! };
       res.setHeader('access-control-allow-origin', '*');
       res.setHeader('access-control-allow-credentials', 'true');
       res.setHeader('set-cookie', ['_xsrf=abc; Path=/', 'runyard-session-ui=forged; Path=/']);
@@ -44,6 +48,8 @@ async function echoUpstream(socketPath: string) {
       res.end(JSON.stringify(seen));
     });
   });
+  server.on('connection', (socket) => connections.set(socket, connections.has(socket) ? connections.get(socket)! : ++count));
+  let count = 0;
   const wss = new WebSocketServer({ server });
   wss.on('connection', (socket, req) => {
     socket.send(JSON.stringify({ headers: req.headers, url: req.url }));
@@ -200,6 +206,29 @@ describe('session proxy', { timeout: 60_000 }, () => {
     assert.equal(r.headers['access-control-allow-origin'], undefined);
     assert.equal(r.headers['access-control-allow-credentials'], undefined);
     assert.deepEqual(r.headers['set-cookie'], ['_xsrf=abc; Path=/']);
+  });
+
+  it("keeps its connection to the session's server alive, whatever the browser's Connection header says", async () => {
+    // With `Connection: close` upstream, Jupyter closed once it had answered, and under load the proxy's
+    // last write of the request then failed (EPIPE): the answer was lost and the person got 502.
+    const cookie = await cookieFor();
+    const seen: Seen[] = [];
+    for (const connection of ['close', 'keep-alive']) {
+      const r = await request(`${s.url}${base(SESSION)}api/kernels`, {
+        method: 'POST',
+        body: '{"name":"python3"}',
+        headers: { cookie, connection, 'content-type': 'application/json', origin: s.url },
+      });
+      assert.equal(r.status, 200, `${connection}: ${r.body}`);
+      // The answer keeps the browser's connection as the browser asked.
+      assert.equal(r.headers.connection, connection);
+      seen.push(JSON.parse(r.body) as Seen);
+    }
+    assert.deepEqual(
+      seen.map((x) => x.headers.connection),
+      ['keep-alive', 'keep-alive'],
+    );
+    assert.equal(seen[0]!.connection, seen[1]!.connection, 'the second request came on a new connection');
   });
 
   it('refuses requests from another origin (cross-site request forgery)', async () => {

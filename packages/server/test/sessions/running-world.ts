@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createExecutors } from '../../src/executors/registry.js';
-import { SessionRunner } from '../../src/scheduler/session-runner.js';
+import { existsSync, readFileSync } from 'node:fs';
+import { SessionRunner, sessionDirsOf } from '../../src/scheduler/session-runner.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { execute, openChannels } from '../sessions-runtime/kernel.js';
@@ -62,8 +63,16 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
     const launch: string = link.json().url;
     assert.match(launch, new RegExp(`^${sessionsUrl}/api/runyard/interactive-sessions/${id}/ui/\\?token=`));
     const launched = await request(launch);
-    assert.equal(launched.status, 200, launched.body);
+    assert.equal(launched.status, 200, `${launched.body}${await diagnose(id)}`);
     return { cookie: cookieOf(launched), base: `/api/runyard/interactive-sessions/${id}/ui/` };
+  };
+  // What the proxy and the session's server said, for an answer that was not the one expected.
+  const diagnose = async (id: string) => {
+    const proxy = w.s.logs.filter((line) => line.includes('did not answer') || line.includes(id)).slice(-10);
+    const logFile = sessionDirsOf(w.s.config, id).logFile;
+    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no session log)';
+    const row = await w.s.store.db.selectFrom('interactive_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    return `\nsession row: ${JSON.stringify({ status: row?.status, attempt: row?.attempt, ui: row?.ui_address, ext: row?.external_id })}\nserver log:\n${proxy.join('\n')}\nsession log tail:\n${tail}`;
   };
   const runCell = async (id: string, code: string) => {
     const { cookie, base } = await open(id);
@@ -73,7 +82,7 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
       body: JSON.stringify({ name: 'python3' }),
       headers: { ...headers, 'content-type': 'application/json' },
     });
-    assert.equal(created.status, 201, created.body);
+    assert.equal(created.status, 201, `${created.body}${await diagnose(id)}`);
     const kernel = JSON.parse(created.body) as { id: string };
     const ws = await openChannels(
       `${sessionsUrl.replace(/^http/, 'ws')}${base}api/kernels/${kernel.id}/channels?session_id=${randomUUID()}`,
