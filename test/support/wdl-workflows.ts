@@ -11,6 +11,8 @@ task greet {
     Int times
   }
   command <<<
+    # "slow" keeps the call running until the job is aborted (the abort tests).
+    if [ "~{name}" = slow ]; then sleep 600; fi
     for i in $(seq ~{times}); do echo "hello ~{name}"; done > greeting.txt
     echo run >> "$HOME/greet-runs"
     echo "greet says hi on stderr" >&2

@@ -103,7 +103,9 @@ describe('container tasks are stopped, not only their CLI', { timeout: 300_000 }
     const name = containerNameOf(job);
     const last = await waitFor(`container ${name}-2`, () => runtime.container(`${name}-2`) ?? undefined, WITHIN_MS);
     const rowFile = (i: number) => path.join(paths.work, `row-${i}.txt`);
-    await waitFor('rows 0 and 1 to end', () => (existsSync(rowFile(0)) && existsSync(rowFile(1))) || undefined, WITHIN_MS);
+    // The shell creates a row's file before printf writes its line: a row is done once its line is whole.
+    const written = (i: number) => existsSync(rowFile(i)) && readFileSync(rowFile(i), 'utf8').endsWith('\n');
+    await waitFor('rows 0 and 1 to write their lines', () => (written(0) && written(1)) || undefined, WITHIN_MS);
     assert.equal(readFileSync(rowFile(0), 'utf8'), 'first|--v first\n');
     assert.equal(readFileSync(rowFile(1), 'utf8'), '$(touch pwned) second|--v $(touch pwned) second\n');
     assert.equal(existsSync(path.join(paths.work, 'pwned')), false);

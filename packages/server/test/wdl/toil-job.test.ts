@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { waitFor } from '../scheduler/helpers.js';
 import { startWdlWorld, type WdlWorld } from './wdl-world.js';
 
 /** WDL jobs on toil-wdl-runner (Debian's toil 5, installed by .ci/run), through the API as the public client sends them. */
@@ -79,11 +78,7 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
 
   it('an abort ends the run', async () => {
     const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'slow', 'hello.times': '1' }));
-    await waitFor(
-      'the job to run',
-      async () => ((await w.ok('GET', `/api/v1/jobs/${jobId}?teamId=${w.ws}`)).status === 'running' ? true : undefined),
-      120_000,
-    );
+    await w.running(jobId);
     await w.ok('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${w.ws}`);
     const job = await w.ended(jobId);
     assert.equal(job.status, 'aborted');

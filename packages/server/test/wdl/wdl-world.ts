@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
@@ -6,6 +7,8 @@ import { startRunningServer, type RunningServer } from '../../../../test/support
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { HELLO_WDL } from '../../../../test/support/wdl-workflows.js';
+
+const ENDED = ['completed', 'failed', 'aborted'];
 
 export interface WdlWorld {
   s: RunningServer;
@@ -18,6 +21,8 @@ export interface WdlWorld {
   /** The body the public client sends for a WDL job (wire-api §2.2, skeleton 5), with these parameters. */
   body(parameters: Record<string, string>, extra?: Record<string, unknown>): Promise<Record<string, unknown>>;
   ended(id: string): Promise<any>;
+  /** Resolves once the job runs; fails at once if it ends first (what an abort test needs to know). */
+  running(id: string): Promise<void>;
   paths(id: string): JobPaths;
   read(id: string, dir: 'logs' | 'results' | 'work', file: string): string;
   close(): Promise<void>;
@@ -79,10 +84,21 @@ export async function startWdlWorld(env: NodeJS.ProcessEnv = {}): Promise<WdlWor
         `job ${id} to end`,
         async () => {
           const job = await ok('GET', `/api/v1/jobs/${id}?teamId=${ws}`);
-          return ['completed', 'failed', 'aborted'].includes(job.status) ? job : undefined;
+          return ENDED.includes(job.status) ? job : undefined;
         },
         240_000,
       ),
+    running: async (id) => {
+      await waitFor(
+        `job ${id} to run`,
+        async () => {
+          const job = await ok('GET', `/api/v1/jobs/${id}?teamId=${ws}`);
+          assert.ok(!ENDED.includes(job.status), `job ${id} ended before it was seen running: ${job.status} ${job.statusMessage ?? ''}`);
+          return job.status === 'running' ? true : undefined;
+        },
+        120_000,
+      );
+    },
     paths,
     read: (id, dir, file) => readFileSync(path.join(paths(id)[dir], file), 'utf8'),
     async close() {
