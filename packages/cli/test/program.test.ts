@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { runCli, tempDir, type RunOptions } from './support/run-cli.js';
 
@@ -9,7 +9,8 @@ const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url),
 
 const TRACER = fileURLToPath(new URL('../../../test/support/trace-imports.mjs', import.meta.url));
 const CODE_CACHE_REPORTER = fileURLToPath(new URL('./support/report-code-cache.mjs', import.meta.url));
-const BIN_URL = new URL('../bin/runyard.js', import.meta.url).href;
+// Node names a module by its real path (this file may be a compiled copy beside links: scripts/test-build.mjs).
+const BIN_URL = pathToFileURL(realpathSync(fileURLToPath(new URL('../bin/runyard.js', import.meta.url)))).href;
 
 /** Runs the CLI and returns the module specifiers it resolved. */
 async function importsOf(args: string[], options: RunOptions = {}): Promise<string[]> {
