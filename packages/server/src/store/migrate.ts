@@ -1,4 +1,5 @@
 import { Migrator, PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { withSchemaIntrospection } from './schema-introspector.js';
 import * as tenancy from './migrations/0001-tenancy.js';
 import * as workflows from './migrations/0002-workflows.js';
 import * as jobs from './migrations/0003-jobs.js';
@@ -48,7 +49,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
       ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0].s
       : undefined;
   const migrator = new Migrator({
-    db,
+    db: schema ? withSchemaIntrospection(db, schema) : db,
     provider,
     migrationTableName: 'runyard_migrations',
     migrationLockTableName: 'runyard_migrations_lock',
