@@ -15,6 +15,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } 
 import path from 'node:path';
 
 const SKIP = new Set(['.git', '.test-build']);
+/** Folders that never hold TypeScript to compile: linked whole, never read. */
+const OPAQUE = new Set(['node_modules', 'dist']);
 const COMPILED = /\.(m?ts|tsx)$/;
 
 function isSource(name) {
@@ -26,7 +28,7 @@ function holdsSources(dir, memo) {
   if (memo.has(dir)) return memo.get(dir);
   let found = false;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory() && entry.name !== 'node_modules' && entry.name !== 'dist' && !SKIP.has(entry.name)) {
+    if (entry.isDirectory() && !OPAQUE.has(entry.name) && !SKIP.has(entry.name)) {
       if (holdsSources(path.join(dir, entry.name), memo)) found = true;
     } else if (entry.isFile() && isSource(entry.name)) found = true;
     if (found) break;
@@ -41,7 +43,7 @@ function mirror(source, target, sources, memo) {
     if (SKIP.has(entry.name)) continue;
     const from = path.join(source, entry.name);
     const to = path.join(target, entry.name);
-    if (entry.isDirectory() && entry.name !== 'node_modules' && holdsSources(from, memo)) {
+    if (entry.isDirectory() && !OPAQUE.has(entry.name) && holdsSources(from, memo)) {
       mirror(from, to, sources, memo);
       continue;
     }
