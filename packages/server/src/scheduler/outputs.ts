@@ -1,4 +1,5 @@
-import { readdir, rm, rmdir } from 'node:fs/promises';
+import { existsSync, readdirSync } from 'node:fs';
+import { rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { SchedulerContext } from './context.js';
@@ -65,8 +66,14 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
     rm(dir, { recursive: true, force: true }).catch((e: Error) =>
       ctx.log.warn({ jobId, dir, err: e.message }, 'could not remove a local copy'),
     );
-  await remove(paths.inputs);
-  const control = await readdir(paths.control).catch(() => [] as string[]);
+  // Checked at once (a local directory of a few entries; each round trip through the thread pool costs milliseconds of waiting).
+  if (existsSync(paths.inputs)) await remove(paths.inputs);
+  let control: string[] = [];
+  try {
+    control = readdirSync(paths.control);
+  } catch {
+    // No control directory: nothing to remove.
+  }
   for (const name of control.filter((n) => TASK_SECRETS.test(n))) await remove(path.join(paths.control, name));
   if (!isRemote(ctx) || !paths.root.startsWith(scratchRoot(ctx.config.dataDir) + path.sep)) return;
   for (const dir of [paths.logs, paths.results]) await remove(dir);

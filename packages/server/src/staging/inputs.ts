@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, rm, stat, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
@@ -185,7 +186,8 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
   const local = Boolean(blobs.localPath);
   const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
   const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
-  await rm(inputsDir, { recursive: true, force: true });
+  // An earlier attempt's copies go (looked for at once: usually there are none, and a round trip through the thread pool costs milliseconds).
+  if (existsSync(inputsDir)) await rm(inputsDir, { recursive: true, force: true });
   const used = new Set<string>();
   const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
   // A File Explorer file: on the local store the stored file itself (tasks only read it), else a copy in <inputs>/<dir>/.
