@@ -1,26 +1,28 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { link, mkdir, open, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptControl } from './executor.js';
 
 /**
- * The /bin/sh wrapper of every local task. Its text is a constant: the pid file, the exit file,
- * the cgroup files to join and the task's argv reach it only as positional parameters, and the
- * task runs as "$@", so no value is ever read as shell code. It records "<pid> <starttime>"
- * before the task starts and the task's exit status after it ends, each in one write that
- * readers take only when complete. First it claims the attempt (claim file, made only if absent):
- * a scheduler that found no trace of the attempt and fenced it (fenceAttempt) made that file
- * first, and a wrapper that starts late (a Slurm job whose sbatch outlived its scheduler) then
- * exits without running the task, which runs again as a new attempt.
+ * The /bin/sh wrapper of every local task. Its text is a constant: the attempt's record file, the
+ * cgroup files to join and the task's argv reach it only as positional parameters, and the task
+ * runs as "$@", so no value is ever read as shell code. Its record file (recordFileOf) is the
+ * attempt's one control file of the wrapper's: made exclusively with "<pid> <starttime>" before
+ * the task starts (the claim of the attempt), then the task's exit status appended as a second
+ * line after it ends. Readers take a line only when its newline is there, so a record is never
+ * read half-written. A scheduler that found no trace of the attempt and fenced it (fenceAttempt)
+ * made the record first, and a wrapper that starts late (a Slurm job whose sbatch outlived its
+ * scheduler) then exits without running the task, which runs again as a new attempt.
+ *
+ * One file, not three: every file the wrapper creates costs an inode (a few tenths of a millisecond
+ * each on a busy ext4), and one it creates after joining the task's memory cgroup charges its page
+ * to that group, which then outlives its removal as a dying cgroup; the record is made before the
+ * wrapper joins, and the exit status is appended to its page.
  */
 export const WRAPPER_SCRIPT = [
-  'p=$1 x=$2 c=$3 n=$4',
-  'shift 4',
-  // noclobber: the redirection creates the file exclusively (O_EXCL), or fails when it exists (on a regular
-  // builtin: a failed redirection of a special one such as ':' would end the shell with status 2).
-  'set -C',
-  'true 2>/dev/null > "$c" || exit 125',
-  'set +C',
+  'r=$1 n=$2',
+  'shift 2',
   // Field 22 of /proc/$$/stat (start time), counted from the last ")" so the command name cannot
   // shift it; split with globbing off, and no subshell: the wrapper costs one process, not three.
   'read -r s < /proc/$$/stat',
@@ -32,15 +34,17 @@ export const WRAPPER_SCRIPT = [
   // A graceful stop signals the whole group: the task decides what SIGTERM means, the wrapper
   // outlives it to record its exit (the no-op handler is reset to the default in the task).
   "trap ':' TERM INT HUP",
-  // Each record is one short write ending in a newline; readers take a file only when the newline
-  // is there, so a record is never read half-written (no rename: no extra process).
-  'printf \'%s %s\\n\' "$$" "$t" > "$p" || exit 125',
+  // noclobber: the redirection creates the record exclusively (O_EXCL), or fails when it exists: fenced,
+  // or claimed by another wrapper. (printf is a regular builtin: its failed redirection does not end the shell.)
+  'set -C',
+  'printf \'%s %s\\n\' "$$" "$t" 2>/dev/null > "$r" || exit 125',
+  'set +C',
   // Into the task's cgroups (n files of cgroup.procs) before anything of the task runs, so all it
   // starts is held to its limits; a task that cannot join them does not run.
   'while [ "$n" -gt 0 ]; do',
   '  if ! printf \'%s\\n\' "$$" > "$1"; then',
   '    printf \'Runyard: the task could not join its cgroup (%s).\\n\' "$1" >&2',
-  '    printf \'125\\n\' > "$x"',
+  '    printf \'125\\n\' >> "$r"',
   '    exit 125',
   '  fi',
   '  shift',
@@ -48,56 +52,74 @@ export const WRAPPER_SCRIPT = [
   'done',
   '"$@"',
   'c=$?',
-  'printf \'%s\\n\' "$c" > "$x"',
+  'printf \'%s\\n\' "$c" >> "$r"',
   'exit "$c"',
 ].join('\n');
 
 /** The name the wrapper shows as $0. */
 export const WRAPPER_NAME = 'runyard-task';
 
-export function pidFileOf(control: AttemptControl): string {
+/**
+ * The attempt's record: "<pid> <starttime>", then the exit status (wrapper.ts). Named .pid, as when
+ * it held the pid alone: a record of an earlier version is read the same.
+ */
+export function recordFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.pid`);
 }
 
-export function exitFileOf(control: AttemptControl): string {
+/** Where wrappers of earlier versions recorded the exit status, read when the record has none. */
+function earlierExitFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.exit`);
 }
 
+/** Where the elements of a Slurm array claim the attempt (array-element.ts). */
 export function claimFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.claim`);
 }
 
+/** What a fence writes in the record: never a pid line. */
+const FENCE = 'fenced\n';
+
 /**
- * For an attempt with no trace (no task id, no pid): makes its claim file, so that its wrapper
- * never runs the task should it start after all. True: fenced, the attempt never ran and never
- * will. False: its wrapper claimed it first (it started).
+ * For an attempt with no trace (no task id, no pid): makes its record (and its claim file, for an
+ * array's elements), so that its wrapper never runs the task should it start after all. True:
+ * fenced, the attempt never ran and never will (also when an earlier fence made them). False: its
+ * wrapper, or an element of its array, claimed it first (it started).
  */
 export async function fenceAttempt(control: AttemptControl): Promise<boolean> {
   // Made if missing: a scheduler that only seemed dead (its lease ran out) may still be launching.
   await mkdir(control.dir, { recursive: true });
+  const record = recordFileOf(control);
+  // A record being written (a wrapper between its create and its write) is empty: not a fence either.
+  if (!(await linkWhole(record, FENCE)) && (await readOrNull(record)) !== FENCE) return false;
   try {
     await (await open(claimFileOf(control), 'wx')).close();
     return true;
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    // Empty: made by an earlier fence. Else it holds the Slurm job id of the array that claimed it.
+    return (await readOrNull(claimFileOf(control))) === '';
+  }
+}
+
+/** Makes file with text, whole (a link to a file written first), unless it exists: then false. */
+async function linkWhole(file: string, text: string): Promise<boolean> {
+  const draft = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, text, { flag: 'wx' });
+  try {
+    await link(draft, file);
+    return true;
+  } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw e;
+  } finally {
+    await unlink(draft);
   }
 }
 
 /** argv that runs the task under the wrapper, in the cgroups whose cgroup.procs (or v1 tasks) files are given. */
 export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles: string[] = []): string[] {
-  return [
-    '/bin/sh',
-    '-c',
-    WRAPPER_SCRIPT,
-    WRAPPER_NAME,
-    pidFileOf(control),
-    exitFileOf(control),
-    claimFileOf(control),
-    String(procsFiles.length),
-    ...procsFiles,
-    ...argv,
-  ];
+  return ['/bin/sh', '-c', WRAPPER_SCRIPT, WRAPPER_NAME, recordFileOf(control), String(procsFiles.length), ...procsFiles, ...argv];
 }
 
 /**
@@ -112,14 +134,16 @@ async function readOrNull(file: string): Promise<string | null> {
   }
 }
 
-/** The pid and start time the wrapper recorded, or null when it never started. */
+/** The pid and start time the wrapper recorded, or null when it never started (or was fenced). */
 export async function readPidFile(control: AttemptControl): Promise<{ pid: number; startTime: string } | null> {
-  const m = /^(\d+) (\d+)\n$/.exec((await readOrNull(pidFileOf(control))) ?? '');
+  const m = /^(\d+) (\d+)\n/.exec((await readOrNull(recordFileOf(control))) ?? '');
   return m ? { pid: Number(m[1]), startTime: m[2] } : null;
 }
 
 /** The exit status the wrapper recorded, or null when the task has not ended (or ended without recording it). */
 export async function readExitFile(control: AttemptControl): Promise<number | null> {
-  const m = /^(\d+)\n$/.exec((await readOrNull(exitFileOf(control))) ?? '');
-  return m ? Number(m[1]) : null;
+  const m = /^\d+ \d+\n(\d+)\n$/.exec((await readOrNull(recordFileOf(control))) ?? '');
+  if (m) return Number(m[1]);
+  const earlier = /^(\d+)\n$/.exec((await readOrNull(earlierExitFileOf(control))) ?? '');
+  return earlier ? Number(earlier[1]) : null;
 }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -8,7 +9,7 @@ import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
 import { groupMembers, parseProcStat, readProcStat } from '../../src/executors/proc.js';
 import { groupRunning } from './group.js';
-import { exitFileOf, fenceAttempt, pidFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
+import { claimFileOf, fenceAttempt, recordFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
@@ -42,9 +43,9 @@ describe('local executor', { timeout: 300_000 }, () => {
     assert.match(id.startTime, /^\d+$/);
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 7 });
     assert.equal(readFileSync(log, 'utf8'), 'first line\nout\nerr\n');
-    assert.equal(readFileSync(pidFileOf(control), 'utf8'), `${id.pid} ${id.startTime}\n`);
-    assert.equal(readFileSync(exitFileOf(control), 'utf8'), '7\n');
-    assert.ok(!existsSync(`${exitFileOf(control)}.tmp`));
+    // One control file of the wrapper's: its pid and start time, then the exit status.
+    assert.equal(readFileSync(recordFileOf(control), 'utf8'), `${id.pid} ${id.startTime}\n7\n`);
+    assert.deepEqual(readdirSync(control.dir), [path.basename(recordFileOf(control))]);
     assert.deepEqual(await executor.inspect(control, id), { state: 'exited', exitCode: 7 });
   });
 
@@ -68,7 +69,7 @@ describe('local executor', { timeout: 300_000 }, () => {
   it('inspect finds a running task by its stored id or, without one, by its pid file', async () => {
     const { dir, control, log } = scratch();
     const id = await executor.launch(bash('sleep 5', dir, log), control);
-    await waitUntil('pid file', () => existsSync(pidFileOf(control)));
+    await waitUntil('pid file', () => existsSync(recordFileOf(control)));
     assert.deepEqual(await executor.inspect(control, id), { state: 'running', id });
     assert.deepEqual(await executor.inspect(control, null), { state: 'running', id });
     await executor.kill(id, { force: true, graceMs: 0 });
@@ -108,10 +109,30 @@ describe('local executor', { timeout: 300_000 }, () => {
     assert.deepEqual(await new LocalExecutor(50).inspect(other.control, null), { state: 'exited', exitCode: 6 });
   });
 
+  it('a fence made twice (two schedulers, or a retry) holds both times; an array element that claimed first is not fenced', async () => {
+    const { control } = scratch();
+    assert.equal(await fenceAttempt(control), true);
+    assert.equal(await fenceAttempt(control), true);
+    assert.deepEqual(await executor.inspect(control, null), { state: 'absent' });
+    const element = scratch();
+    mkdirSync(element.control.dir, { recursive: true });
+    writeFileSync(claimFileOf(element.control), '4242\n');
+    assert.equal(await fenceAttempt(element.control), false);
+  });
+
+  it('reads the control files of a wrapper of an earlier version: its pid file, and its exit status in a file of its own', async () => {
+    const { control } = scratch();
+    mkdirSync(control.dir, { recursive: true });
+    const gone = spawnSync('true');
+    writeFileSync(recordFileOf(control), `${gone.pid} 1\n`);
+    writeFileSync(path.join(control.dir, 'attempt-1.exit'), '3\n');
+    assert.deepEqual(await executor.inspect(control, null), { state: 'exited', exitCode: 3 });
+  });
+
   it('a task killed with SIGKILL leaves no exit file: lost', async () => {
     const { dir, control, log } = scratch();
     const id = (await executor.launch(bash('sleep 30', dir, log), control)) as LocalId;
-    await waitUntil('pid file', () => existsSync(pidFileOf(control)));
+    await waitUntil('pid file', () => existsSync(recordFileOf(control)));
     process.kill(-id.pid, 'SIGKILL');
     const end = await executor.wait(control, id);
     assert.equal(end.state, 'lost');

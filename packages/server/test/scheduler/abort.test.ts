@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
 import { groupMembers } from '../../src/executors/proc.js';
-import { pidFileOf } from '../../src/executors/wrapper.js';
+import { recordFileOf } from '../../src/executors/wrapper.js';
 import { groupRunning } from '../executors/group.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
 import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
@@ -129,7 +129,7 @@ describe('scheduler: abort', { timeout: 300_000 }, () => {
       assert.equal(job.status, 'aborted');
       await sleep(200);
       assert.equal((await getJob(env, id)).status, 'aborted');
-      assert.ok(!existsSync(pidFileOf({ dir: pathsOf(env, id).control, attempt: 1 })), 'the task was launched');
+      assert.ok(!existsSync(recordFileOf({ dir: pathsOf(env, id).control, attempt: 1 })), 'the task was launched');
       await assertLegalHistory(env, id);
       await s.stop();
       scheduler = env.scheduler();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
 import { groupMembers } from '../../src/executors/proc.js';
-import { exitFileOf } from '../../src/executors/wrapper.js';
+import { recordFileOf } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { settle } from '../../src/scheduler/settle.js';
@@ -84,14 +84,15 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
   });
 
   for (const code of [0, 4]) {
-    it(`a task that ended (exit ${code}) while no scheduler ran is settled from its exit file, without running again`, async () => {
+    it(`a task that ended (exit ${code}) while no scheduler ran is settled from its recorded exit status, without running again`, async () => {
       const s1 = env.scheduler();
       s1.start();
       const { id, mark } = await markedJob(`sleep 0.5; exit ${code}`);
       await waitForStatus(env, id, ['running']);
       await s1.stop({ releaseLeases: false });
-      const exitFile = exitFileOf({ dir: pathsOf(env, id).control, attempt: 1 });
-      await waitFor('the exit file', () => existsSync(exitFile));
+      const record = recordFileOf({ dir: pathsOf(env, id).control, attempt: 1 });
+      // The wrapper's record holds the exit status once the task ended: its second line.
+      await waitFor('the exit status in the record', () => existsSync(record) && /\n\d+\n$/.test(readFileSync(record, 'utf8')));
       assert.equal((await getJob(env, id)).status, 'running');
       env.scheduler().start();
       const job = await waitForStatus(env, id, ['completed', 'failed']);
