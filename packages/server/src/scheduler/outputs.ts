@@ -66,7 +66,7 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
     rm(dir, { recursive: true, force: true }).catch((e: Error) =>
       ctx.log.warn({ jobId, dir, err: e.message }, 'could not remove a local copy'),
     );
-  // Checked at once (a local directory of a few entries; each round trip through the thread pool costs milliseconds of waiting).
+  // Read at once: a local directory of a few entries, where a round trip through the thread pool waits milliseconds on a loaded machine.
   if (existsSync(paths.inputs)) await remove(paths.inputs);
   let control: string[] = [];
   try {

@@ -186,7 +186,7 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
   const local = Boolean(blobs.localPath);
   const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
   const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
-  // An earlier attempt's copies go (looked for at once: usually there are none, and a round trip through the thread pool costs milliseconds).
+  // An earlier attempt's copies go (looked for at once: usually there are none, and a round trip through the thread pool waits milliseconds).
   if (existsSync(inputsDir)) await rm(inputsDir, { recursive: true, force: true });
   const used = new Set<string>();
   const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
