@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
 import { groupMembers } from '../../src/executors/proc.js';
-import { recordFileOf } from '../../src/executors/wrapper.js';
+import { readExitFile } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { settle } from '../../src/scheduler/settle.js';
@@ -90,9 +90,9 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
       const { id, mark } = await markedJob(`sleep 0.5; exit ${code}`);
       await waitForStatus(env, id, ['running']);
       await s1.stop({ releaseLeases: false });
-      const record = recordFileOf({ dir: pathsOf(env, id).control, attempt: 1 });
-      // The wrapper's record holds the exit status once the task ended: its second line.
-      await waitFor('the exit status in the record', () => existsSync(record) && /\n\d+\n$/.test(readFileSync(record, 'utf8')));
+      const control = { dir: pathsOf(env, id).control, attempt: 1 };
+      // The wrapper records the exit status once the task ended.
+      assert.equal(await waitFor('the recorded exit status', async () => (await readExitFile(control)) ?? undefined), code);
       assert.equal((await getJob(env, id)).status, 'running');
       env.scheduler().start();
       const job = await waitForStatus(env, id, ['completed', 'failed']);
