@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
 import { engineServerOf } from '../store/engine-server-lookup.js';
-import type { AttemptControl, Executor, ExternalId, TaskSpec } from '../executors/executor.js';
+import type { AttemptControl, Executor, ExternalId, TaskEnd, TaskSpec } from '../executors/executor.js';
 import { attemptStatus, markRunning } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { stageInputs } from '../staging/inputs.js';
@@ -12,7 +12,7 @@ import { runTimeLimitSeconds } from './cost.js';
 import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
 import { watchArrayProgress, withArrayOutcome, type ArrayProgress } from './array-progress.js';
-import { concludeAttempt, settle } from './settle.js';
+import { concludeAttempt, settle, type StartRecord } from './settle.js';
 import { withWorkDirLock } from './work-dir-lock.js';
 import { preparedQuery } from '../store/prepared-query.js';
 
@@ -21,6 +21,15 @@ const workflowById = preparedQuery((db, p: { id: string }) => db.selectFrom('wor
 const queuePlacement = preparedQuery((db, p: { id: string }) =>
   db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', p.id),
 );
+
+/**
+ * How long after launching a task that starts at once (local executor) its job is reported running.
+ * A task that ends sooner (most of a batch of small jobs: `true` runs 15-20 ms here) is settled with
+ * its id and start time in one commit instead of two: each commit is an fsync that blocks the
+ * scheduler thread (p50 0.6 ms, p90 3.3 ms on a loaded 2-core machine). The job's start time is the
+ * launch either way; only the status `running` is seen that much later.
+ */
+export const RUNNING_MARK_DELAY_MS = 50;
 
 /** How long a WDL job waits for its workspace's engine server to start. */
 const ENGINE_START_WAIT_MS = 10 * 60_000;
@@ -42,6 +51,10 @@ export class AttemptRunner {
   /** Settles when the attempt is past launching (its id stored, or nothing launched): stop() waits for it. */
   launched: Promise<void> = Promise.resolve();
   private externalId: ExternalId | null = null;
+  /** The end of a task that was followed from its launch (set by launch() when it waits RUNNING_MARK_DELAY_MS). */
+  private ending: Promise<TaskEnd> | null = null;
+  /** A launched task whose job was not reported running (it ended within RUNNING_MARK_DELAY_MS). */
+  private unreported: StartRecord | null = null;
   private abortForce: boolean | null = null;
   private killing: Promise<void> | null = null;
   private killingForce = false;
@@ -123,8 +136,10 @@ export class AttemptRunner {
       return null;
     }
     this.externalId = id;
+    const startTime = new Date().toISOString();
+    if (!this.executor.started && (await this.endedWithin(id, startTime, this.ctx.runningMarkDelayMs ?? RUNNING_MARK_DELAY_MS))) return id;
     // An executor that queues tasks (Slurm) reports when one starts: until then the job stays initializing.
-    if (!(await markRunning(db, this.ref, id, !this.executor.started))) {
+    if (!(await markRunning(db, this.ref, id, !this.executor.started, startTime))) {
       // Aborted outright, or no longer ours: a task nobody will follow must not run.
       this.ctx.log.warn({ jobId: this.ref.id, attempt: this.ref.attempt }, 'launched task is no longer wanted; stopping it');
       await this.executor.kill(id, { force: true, graceMs: 0 });
@@ -134,6 +149,26 @@ export class AttemptRunner {
     if (after?.status === 'aborting') this.requestAbort(after.abortForce);
     else if (this.abortForce !== null) this.requestAbort(this.abortForce);
     return id;
+  }
+
+  /**
+   * Follows the launched task (started at startTime) from now on (follow() takes that wait over); true
+   * when it ended within ms: its job is then not reported running but settled with its start (a commit less).
+   */
+  private async endedWithin(id: ExternalId, startTime: string, ms: number): Promise<boolean> {
+    const ending = this.executor.wait(this.control, id, this.ctx.signal);
+    this.ending = ending;
+    const timer = new AbortController();
+    const ended = await Promise.race([
+      ending.then(
+        () => true,
+        () => true,
+      ),
+      delay(ms, false, { signal: timer.signal }).catch(() => false),
+    ]);
+    timer.abort();
+    if (ended) this.unreported = { externalId: id, startTime };
+    return ended;
   }
 
   private async prepare(): Promise<TaskSpec> {
@@ -230,7 +265,7 @@ export class AttemptRunner {
     let progress: ArrayProgress | undefined;
     try {
       await this.untilStarted(id);
-      end = await this.executor.wait(this.control, id, this.ctx.signal);
+      end = await (this.ending ?? this.executor.wait(this.control, id, this.ctx.signal));
     } catch (e) {
       if (this.stopped) return;
       throw e;
@@ -241,7 +276,7 @@ export class AttemptRunner {
     if (this.killing) await this.killing;
     if (this.stopped) return;
     // An array job that failed says which of its tasks did.
-    await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress));
+    await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress), this.unreported ?? undefined);
   }
 
   /** For an array job: its task counts kept on its row while it runs. */

@@ -96,20 +96,29 @@ export async function attemptStatus(db: Kysely<Database>, ref: AttemptRef): Prom
  * restart. False when the attempt is no longer current and ours, or the job was aborted outright.
  * With running false only the id is stored: the task was submitted but waits in its executor's
  * queue (a Slurm job pending), so the job stays initializing and its run time does not start.
+ * startTime: when the task started (default now); a start time the job already has is kept.
  */
-export async function markRunning(db: Kysely<Database>, ref: AttemptRef, id: ExternalId | null, running = true): Promise<boolean> {
+export async function markRunning(
+  db: Kysely<Database>,
+  ref: AttemptRef,
+  id: ExternalId | null,
+  running = true,
+  startTime?: string,
+): Promise<boolean> {
+  const now = new Date().toISOString();
   const values = {
     id: ref.id,
     attempt: ref.attempt,
     owner: ref.owner,
     externalId: id && JSON.stringify(id),
-    now: new Date().toISOString(),
+    start: startTime ?? now,
+    now,
   };
   const result = await (running ? markStarted : storeExternalId).run(db, values);
   return result.numAffectedRows > 0n;
 }
 
-type MarkValues = { id: string; attempt: number; owner: string; externalId: string | null; now: string };
+type MarkValues = { id: string; attempt: number; owner: string; externalId: string | null; start: string; now: string };
 
 const markQuery = (running: boolean) =>
   preparedQuery((db, p: MarkValues) =>
@@ -120,7 +129,7 @@ const markQuery = (running: boolean) =>
         ...(running
           ? {
               status: sql<string>`case when status = 'initializing' then 'running' else status end`,
-              start_time: sql<string>`coalesce(start_time, ${p.now})`,
+              start_time: sql<string>`coalesce(start_time, ${p.start})`,
             }
           : {}),
         updated_at: p.now,

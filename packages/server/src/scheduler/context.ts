@@ -32,6 +32,8 @@ export interface SchedulerContext {
   readonly signal: AbortSignal;
   /** A job of this scheduler was settled, so its slot is free: a pass may claim the next (before the job's clean-up is done). */
   slotFreed?: () => void;
+  /** How long after launching a task that starts at once its job is reported running (AttemptRunner); default RUNNING_MARK_DELAY_MS. */
+  runningMarkDelayMs?: number;
 }
 
 /** One dispatch of a job: results are accepted only from the current attempt of its lease owner. */

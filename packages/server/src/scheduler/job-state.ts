@@ -5,6 +5,8 @@ import type { JobStatus } from '@runyard/contract';
  * terminal statuses never change.
  *   queued -> initializing (claimed with a lease; the engine prepares the task)
  *   -> running (external id stored) -> completed | failed
+ *   (a task that ends before its job is reported running, within AttemptRunner's running-mark
+ *   delay, goes from initializing to its outcome in one UPDATE that stores its id and start time too)
  *   (scheduled, between the claim and initializing, is what earlier Runyard schedulers wrote: one
  *   commit more per job, and whether its task was launched told nothing the reaper does not ask
  *   the executor anyway. It stays legal: such rows may be in a database.)
@@ -14,7 +16,7 @@ import type { JobStatus } from '@runyard/contract';
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = {
   queued: ['initializing', 'scheduled', 'aborted'],
   scheduled: ['initializing', 'queued', 'failed', 'aborting', 'aborted'],
-  initializing: ['running', 'queued', 'failed', 'aborting', 'aborted'],
+  initializing: ['running', 'completed', 'queued', 'failed', 'aborting', 'aborted'],
   running: ['completed', 'failed', 'aborting', 'queued'],
   aborting: ['aborted', 'completed', 'failed'],
   completed: [],

@@ -10,7 +10,7 @@ import { hpcClusterLookup } from '../store/hpc-cluster-lookup.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { createBlobStore } from '../storage/registry.js';
 import type { Store } from '../store/database.js';
-import { AttemptRunner } from './attempt-runner.js';
+import { AttemptRunner, RUNNING_MARK_DELAY_MS } from './attempt-runner.js';
 import { claimJobs } from './claim.js';
 import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.js';
 import { releaseLeases, renewLeases } from './lease.js';
@@ -28,6 +28,8 @@ export interface SchedulerOptions {
   blobs?: BlobStore;
   /** Default: <host>-<pid>-<random>, new for every scheduler (so for every process life). */
   id?: string;
+  /** Default: RUNNING_MARK_DELAY_MS (attempt-runner.ts); tests set it to see either path for sure. */
+  runningMarkDelayMs?: number;
 }
 
 /** A unique id for one scheduler's life; leases name it. */
@@ -76,6 +78,7 @@ export class Scheduler {
       log: SILENT_LOG,
       signal: this.stopping.signal,
       slotFreed: () => this.wake(),
+      runningMarkDelayMs: options.runningMarkDelayMs ?? RUNNING_MARK_DELAY_MS,
     };
   }
 

@@ -1,9 +1,9 @@
 import { appendFile, readFile } from 'node:fs/promises';
 import type { JobStatus } from '@runyard/contract';
 import { stdoutFileOf } from '../engines/task-env.js';
-import type { TaskEnd } from '../executors/executor.js';
+import type { ExternalId, TaskEnd } from '../executors/executor.js';
 import { jobResources } from '../instance-types/job-resources.js';
-import { attemptStatus, markRunning, moveJob } from './attempt-updates.js';
+import { attemptStatus, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { controlDirOf, failureFileOf, jobPaths, taskPaths, type JobPaths } from './job-paths.js';
@@ -15,6 +15,17 @@ export type Outcome =
   /** logged: the message is also the last line of the job's log. */
   | { status: 'failed'; exitCode?: number | null; message: string; logged?: boolean }
   | { status: 'aborted'; message?: string };
+
+/**
+ * What reporting the job running would have stored, for a task that ended before that report
+ * (AttemptRunner's running-mark delay, or a task that ended while nobody watched it): stored with
+ * its outcome, in the same UPDATE.
+ */
+export interface StartRecord {
+  externalId: ExternalId | null;
+  /** When the task was launched (ISO); a start time the job already has is kept. */
+  startTime: string;
+}
 
 const settlingJob = preparedQuery((db, p: { id: string }) =>
   db
@@ -40,9 +51,10 @@ const settlingJob = preparedQuery((db, p: { id: string }) =>
  * On S3 and Azure the job's outputs are pushed to the store first (only its logs after a forced
  * abort, which saves nothing); a completed job whose outputs cannot be saved fails.
  */
-export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome): Promise<boolean> {
-  const row = await settlingJob.executeTakeFirst(ctx.db, { id: ref.id });
-  if (!row) return false;
+export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Outcome, started?: StartRecord): Promise<boolean> {
+  const found = await settlingJob.executeTakeFirst(ctx.db, { id: ref.id });
+  if (!found) return false;
+  const row = started ? { ...found, start_time: found.start_time ?? started.startTime } : found;
   const end = Date.now();
   let paths: JobPaths | null = null;
   if (outcome.status === 'failed' && outcome.logged && (await attemptStatus(ctx.db, ref))) {
@@ -63,6 +75,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
     }
   }
   const settled = await moveJob(ctx.db, ref, outcome.status, {
+    ...(started && { start_time: row.start_time, ...(started.externalId && { external_id: JSON.stringify(started.externalId) }) }),
     end_time: new Date(end).toISOString(),
     compute_cost_cents: computeCostCents(ctx.config, row, end),
     lease_owner: null,
@@ -92,24 +105,38 @@ export async function requeueOrFail(ctx: SchedulerContext, ref: AttemptRef, reas
   return requeued;
 }
 
-/** What to record once an attempt's task is over (or never was), given the job's present status. */
-export async function concludeAttempt(ctx: SchedulerContext, ref: AttemptRef, end: TaskEnd | { state: 'absent' }): Promise<boolean> {
+/**
+ * What to record once an attempt's task is over (or never was), given the job's present status.
+ * started: the launch of a task whose job was not reported running yet (stored with the outcome).
+ */
+export async function concludeAttempt(
+  ctx: SchedulerContext,
+  ref: AttemptRef,
+  end: TaskEnd | { state: 'absent' },
+  started?: StartRecord,
+): Promise<boolean> {
   const current = await attemptStatus(ctx.db, ref);
   if (!current) return false;
   const status: JobStatus = current.status;
-  if (status === 'aborting') return settle(ctx, ref, { status: 'aborted' });
+  if (status === 'aborting') return settle(ctx, ref, { status: 'aborted' }, started);
   if (end.state === 'exited') {
-    // A task that finished while nobody watched it, before its id was stored: report it running first.
-    if (status === 'initializing' && !(await markRunning(ctx.db, ref, null))) return false;
+    // A task that ended before its job was reported running (a short one, or one that finished while
+    // nobody watched it): its start is stored with its outcome, in one UPDATE, not two.
+    const start = status === 'initializing' ? (started ?? { externalId: null, startTime: new Date().toISOString() }) : undefined;
     // A message: the executor ended it (a batch system's time limit, a cancel there), whatever its code.
-    if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed' });
+    if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed' }, start);
     // A kill the task survived (a pipeline's retried step) is not its failure; one it ended of is.
-    if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode));
-    return settle(ctx, ref, {
-      status: 'failed',
-      exitCode: end.exitCode,
-      message: end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`,
-    });
+    if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode), start);
+    return settle(
+      ctx,
+      ref,
+      {
+        status: 'failed',
+        exitCode: end.exitCode,
+        message: end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`,
+      },
+      start,
+    );
   }
   // Killed for its memory: running it again would end the same way.
   if (end.state === 'lost' && end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, null));

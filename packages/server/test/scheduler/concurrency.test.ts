@@ -183,10 +183,8 @@ describe('scheduler: queue concurrency', { timeout: 300_000 }, () => {
     assert.equal(launches, T2_JOBS);
     for (const id of ids) {
       const history = await statusHistory(env, id);
-      assert.deepEqual(
-        history.map((c) => c.to),
-        ['initializing', 'running', 'completed'],
-      );
+      // Claimed once; reported running unless it ended within the running-mark delay.
+      assert.match(history.map((c) => c.to).join(' '), /^initializing (running )?completed$/);
     }
   });
 });

@@ -50,10 +50,8 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.ok(out.endsWith('<--my-input><a b>'), out);
     assert.ok(out.includes('env=a b\n'), out);
     assert.ok(out.includes(`${pathsOf(env, id).work}\n`), out);
-    assert.deepEqual(
-      (await assertLegalHistory(env, id)).map((c) => c.to),
-      ['initializing', 'running', 'completed'],
-    );
+    // Reported running unless it ended within the running-mark delay (running-mark.test.ts has both for sure).
+    assert.match((await assertLegalHistory(env, id)).map((c) => c.to).join(' '), /^initializing (running )?completed$/);
     assert.deepEqual(JSON.parse(job.external_id!).backend, 'local');
     // No instance type: priced as c5.xlarge (17 cents an hour) for its recorded run time.
     const hours = (Date.parse(job.end_time!) - Date.parse(job.start_time!)) / 3_600_000;
