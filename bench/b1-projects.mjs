@@ -1,11 +1,11 @@
 // B1 for issue 2 (../shared/design/performance.md): `GET /api/v2/projects` with 10,000 projects
 // stored, 100 per page, against a bare node:http server answering the same JSON.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isoNow, newObjectId } from '@runyard/contract';
 import { databaseUrlOf, openStore, startServer } from '@runyard/server';
 import { measureAgainstBare } from './lib/against-bare.mjs';
+import { scratchDir } from './lib/scratch.mjs';
 
 const PROJECTS = 10_000;
 
@@ -40,7 +40,7 @@ async function insertProjects(config, workspaceId) {
 }
 
 export async function run() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
+  const dataDir = scratchDir('runyard-bench-');
   const server = await startServer(
     { RUNYARD_DATA_DIR: dataDir, RUNYARD_HOST: '127.0.0.1', RUNYARD_PORT: '0', RUNYARD_LOG_LEVEL: 'warn' },
     () => {},
@@ -67,6 +67,5 @@ export async function run() {
     });
   } finally {
     await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -8,8 +8,6 @@
 // submitted jobs meanwhile on the same cores: so that they do not swamp the machine, the jobs go to
 // an admin-created default queue of concurrency 1 and run `true`; the scheduler's poll interval is
 // long (each submission still wakes it, as in production).
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { newObjectId } from '@runyard/contract';
@@ -17,6 +15,7 @@ import { databaseUrlOf, migrateToLatest, openStore } from '@runyard/server';
 import { startJobServer } from './lib/jobs.mjs';
 import { measure } from './lib/load.mjs';
 import { figure } from './lib/report.mjs';
+import { scratchDir } from './lib/scratch.mjs';
 
 const load = {
   concurrency: 8,
@@ -107,24 +106,18 @@ async function submissionsTo(role) {
 }
 
 export async function run() {
-  let scratch;
-  try {
-    console.log(
-      `# B2 POST /api/v2/jobs (bash job \`true\`, default queue of concurrency 1) on SQLite; ` +
-        `${load.concurrency} keep-alive connections, ${load.durationMs / 1000} s after ${load.warmupMs / 1000} s warm-up`,
-    );
-    // The submission path against the same inserts: an API process (role api) runs no job, as the baseline runs none.
-    const api = await submissionsTo('api');
-    // The embedded default, whose scheduler runs the jobs submitted (one at a time) on the same two cores meanwhile.
-    const all = await submissionsTo('all');
-    scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
-    const baseline = await rawInserts(scratch, api.taken, load.durationMs);
-    console.log(`# B2 baseline: ${baseline.rows} rows inserted by better-sqlite3, WAL, synchronous=FULL, one transaction per row`);
-    console.log(figure('B2 job submissions throughput', api.measured.rps, baseline.rps, 'jobs/s'));
-    console.log(`# B2 submission latency under that load: p50 ${api.measured.p50.toFixed(1)} ms, p99 ${api.measured.p99.toFixed(1)} ms`);
-    console.log(figure('B2 job submissions throughput, role all (its jobs running meanwhile)', all.measured.rps, baseline.rps, 'jobs/s'));
-    console.log(`# B2 role all latency: p50 ${all.measured.p50.toFixed(1)} ms, p99 ${all.measured.p99.toFixed(1)} ms`);
-  } finally {
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
+  console.log(
+    `# B2 POST /api/v2/jobs (bash job \`true\`, default queue of concurrency 1) on SQLite; ` +
+      `${load.concurrency} keep-alive connections, ${load.durationMs / 1000} s after ${load.warmupMs / 1000} s warm-up`,
+  );
+  // The submission path against the same inserts: an API process (role api) runs no job, as the baseline runs none.
+  const api = await submissionsTo('api');
+  // The embedded default, whose scheduler runs the jobs submitted (one at a time) on the same two cores meanwhile.
+  const all = await submissionsTo('all');
+  const baseline = await rawInserts(scratchDir('runyard-bench-'), api.taken, load.durationMs);
+  console.log(`# B2 baseline: ${baseline.rows} rows inserted by better-sqlite3, WAL, synchronous=FULL, one transaction per row`);
+  console.log(figure('B2 job submissions throughput', api.measured.rps, baseline.rps, 'jobs/s'));
+  console.log(`# B2 submission latency under that load: p50 ${api.measured.p50.toFixed(1)} ms, p99 ${api.measured.p99.toFixed(1)} ms`);
+  console.log(figure('B2 job submissions throughput, role all (its jobs running meanwhile)', all.measured.rps, baseline.rps, 'jobs/s'));
+  console.log(`# B2 role all latency: p50 ${all.measured.p50.toFixed(1)} ms, p99 ${all.measured.p99.toFixed(1)} ms`);
 }

@@ -4,14 +4,14 @@
 // Each server is its own process (packages/server/dist/main.js, as `npm start` runs it), so the
 // figures are its own; RSS is read from /proc.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { databaseUrlOf, loadConfig } from '@runyard/server';
 import { api, bashBody, untilEnded } from './lib/jobs.mjs';
 import { storeJobCopies } from './lib/stored-jobs.mjs';
 import { figure } from './lib/report.mjs';
+import { scratchDir } from './lib/scratch.mjs';
 
 const JOBS = Number(process.env.BENCH_B5_JOBS ?? 100_000);
 const STREAM_BYTES = 1024 ** 3;
@@ -93,7 +93,7 @@ async function setUp(s) {
 }
 
 export async function run() {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
+  const dataDir = scratchDir('runyard-bench-');
   let s;
   try {
     s = await startServerProcess(dataDir);
@@ -127,6 +127,5 @@ export async function run() {
     console.log(figure('B5 RSS peak while a job writes 1 GB to stdout', peak, stored, 'MB'));
   } finally {
     await s?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -4,11 +4,10 @@
 // talks to), otherwise against `python3 -c "import requests"` (the least the Python CLI does
 // before any of its commands). Target: ratio <= 0.5. Runs alternate, so both meet the same noise.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { percentile, startJobServer, untilEnded } from './lib/jobs.mjs';
 import { figure } from './lib/report.mjs';
+import { scratchDir } from './lib/scratch.mjs';
 
 const RUNS = Number(process.env.BENCH_B6_RUNS ?? 15);
 const JOBS = 200;
@@ -57,7 +56,7 @@ async function medians(a, b, env) {
 }
 
 export async function run() {
-  const home = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-home-'));
+  const home = scratchDir('runyard-bench-home-');
   const s = await startJobServer({ env: { RUNYARD_LOCAL_CPUS: '1' } });
   try {
     // Jobs to list, all ended before the runs: the figure is the CLI's, not the server's while jobs change
@@ -96,6 +95,5 @@ export async function run() {
     console.log(figure('B6 runyard job list', list, listBase, 'ms'));
   } finally {
     await s.close();
-    rmSync(home, { recursive: true, force: true });
   }
 }

@@ -3,13 +3,18 @@
 // timeoutMs and the promise rejects.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { atBenchPriority, benchPriorityEnv } from './priority.mjs';
 
 const thisFile = fileURLToPath(import.meta.url);
 
 /** Resolves to `(await import(moduleUrl))[name](args)` computed in a child process; args and result are JSON. */
 export function inChild(moduleUrl, name, args, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const child = fork(thisFile, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(thisFile, [], {
+      execArgv: [],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: benchPriorityEnv(),
+    });
     let timedOut = false;
     const limit = setTimeout(() => {
       timedOut = true;
@@ -33,6 +38,7 @@ export function inChild(moduleUrl, name, args, timeoutMs) {
 }
 
 if (process.argv[1] === thisFile && process.send) {
+  atBenchPriority();
   process.once('message', async ({ moduleUrl, name, args }) => {
     let reply;
     try {

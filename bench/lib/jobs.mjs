@@ -1,10 +1,10 @@
 // A Runyard server set up to run bash jobs (B2, B3, B4): the real server from packages/server/dist
 // on a loopback port with a temporary data directory, a project and a container workflow, and the
 // admin's key. Also the job body that the clients submit, and small HTTP helpers.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer } from '@runyard/server';
+import { scratchDir } from './scratch.mjs';
 
 /** Throws unless url is a loopback address: benchmarks never send load elsewhere. */
 export function assertLoopback(url) {
@@ -49,17 +49,27 @@ export function bashBody({ projectId, workflowId }, command = 'true') {
   };
 }
 
+/** Settings of the bench servers given in the environment (RUNYARD_BENCH_SERVER_<NAME> sets RUNYARD_<NAME>), for experiments. */
+function benchSettings() {
+  const prefix = 'RUNYARD_BENCH_SERVER_';
+  return Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => [`RUNYARD_${k.slice(prefix.length)}`, v]),
+  );
+}
+
 /**
  * Starts the server (extra env on top of the bench defaults) and creates a project, a container
  * workflow and, when queueConcurrency is given, a default queue of that concurrency for the jobs.
  * close() stops the server and removes the data directory.
  */
 export async function startJobServer({ env = {}, queueConcurrency } = {}) {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-bench-'));
+  const dataDir = scratchDir('runyard-bench-');
   let server;
   try {
     server = await startServer(
-      { RUNYARD_DATA_DIR: dataDir, RUNYARD_HOST: '127.0.0.1', RUNYARD_PORT: '0', RUNYARD_LOG_LEVEL: 'warn', ...env },
+      { ...benchSettings(), RUNYARD_DATA_DIR: dataDir, RUNYARD_HOST: '127.0.0.1', RUNYARD_PORT: '0', RUNYARD_LOG_LEVEL: 'warn', ...env },
       () => {},
     );
     const admin = JSON.parse(readFileSync(path.join(dataDir, 'initial-admin.json'), 'utf8'));
@@ -91,12 +101,10 @@ export async function startJobServer({ env = {}, queueConcurrency } = {}) {
       call,
       async close() {
         await server.close();
-        rmSync(dataDir, { recursive: true, force: true });
       },
     };
   } catch (e) {
     await server?.close();
-    rmSync(dataDir, { recursive: true, force: true });
     throw e;
   }
 }

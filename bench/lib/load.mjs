@@ -5,6 +5,7 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { atBenchPriority, benchPriorityEnv } from './priority.mjs';
 
 const thisFile = fileURLToPath(import.meta.url);
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -26,7 +27,7 @@ export function measure({
   const { hostname } = new URL(url);
   if (!['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) throw new Error(`load targets loopback only, not ${hostname}`);
   return new Promise((resolve, reject) => {
-    const child = fork(thisFile, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(thisFile, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: benchPriorityEnv() });
     const limit = setTimeout(() => child.kill('SIGKILL'), warmupMs + durationMs + REQUEST_TIMEOUT_MS + 5000);
     child.once('message', (result) => resolve(result));
     child.once('error', reject);
@@ -94,6 +95,7 @@ async function run({ url, method, headers, body, expectStatus, concurrency, warm
 }
 
 if (process.argv[1] === thisFile && process.send) {
+  atBenchPriority();
   process.once('message', async (options) => {
     process.send(await run(options), () => process.exit(0));
   });
