@@ -3,7 +3,7 @@
 // Runyard: fetch (undici) spent about three times the CPU of node:http per request here, about a
 // tenth of the machine during B4's submissions.
 import http from 'node:http';
-import { assertLoopback } from './jobs.mjs';
+import { assertLoopback } from './loopback.mjs';
 
 const agents = new Map();
 

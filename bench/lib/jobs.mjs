@@ -4,13 +4,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { startServer } from '@runyard/server';
+import { assertLoopback } from './loopback.mjs';
 import { scratchDir } from './scratch.mjs';
-
-/** Throws unless url is a loopback address: benchmarks never send load elsewhere. */
-export function assertLoopback(url) {
-  const { hostname } = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) throw new Error(`benchmarks target loopback only, not ${hostname}`);
-}
 
 /** A JSON request with the admin key; answers the parsed body, throws on a status other than 2xx. */
 export async function api(base, apikey, method, route, body) {
