@@ -1,11 +1,12 @@
 // Scratch directories of the benchmarks (data directories of the servers, homes, working
 // directories), removed when the whole run ends, not as each benchmark ends. Why: on an ext4
 // without a journal (this machine kind's), the kernel passes over recently deleted inodes when it
-// allocates one (recently_deleted() in fs/ext4/ialloc.c: for a minute, five once their block is
-// dirty), so the thousands one benchmark's clean-up deletes made every directory and file the next
-// one creates several times slower (measured: a mkdir 85-185 us, 541 us after 6,000 deletions):
-// a cost of the bench's clean-up charged to the side that creates files (Runyard's jobs), not
-// to the baseline (xargs). BENCH_KEEP_SCRATCH=1 leaves them (for runs one after another).
+// allocates one (recently_deleted() in fs/ext4/ialloc.c: 60 s after the deletion, 360 s while
+// the inode table's block is dirty), so the thousands one benchmark's clean-up deletes made every
+// directory and file the next one creates several times slower (measured: a mkdir 85-185 us,
+// 541 us after 6,000 deletions): a cost of the bench's clean-up charged to the side that creates
+// files (Runyard's jobs), not to the baseline (xargs). BENCH_KEEP_SCRATCH=1 leaves them (for runs
+// one after another).
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
