@@ -5,6 +5,7 @@
 import { fork } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { assertLoopback } from './loopback.mjs';
 import { atBenchPriority, benchPriorityEnv } from './priority.mjs';
 
 const thisFile = fileURLToPath(import.meta.url);
@@ -24,8 +25,7 @@ export function measure({
   warmupMs = 1000,
   durationMs = 5000,
 }) {
-  const { hostname } = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(hostname)) throw new Error(`load targets loopback only, not ${hostname}`);
+  assertLoopback(url);
   return new Promise((resolve, reject) => {
     const child = fork(thisFile, [], { execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env: benchPriorityEnv() });
     const limit = setTimeout(() => child.kill('SIGKILL'), warmupMs + durationMs + REQUEST_TIMEOUT_MS + 5000);

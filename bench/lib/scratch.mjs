@@ -21,7 +21,7 @@ export function scratchDir(prefix = 'runyard-bench-') {
 }
 
 /** Removes every scratch directory made so far (at exit, unless BENCH_KEEP_SCRATCH=1). */
-export function removeScratchDirs() {
+function removeScratchDirs() {
   if (process.env.BENCH_KEEP_SCRATCH === '1') return;
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
