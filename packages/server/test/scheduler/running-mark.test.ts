@@ -1,11 +1,23 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { groupMembers } from '../../src/executors/proc.js';
 import { recordFileOf } from '../../src/executors/wrapper.js';
 import type { Scheduler } from '../../src/scheduler/scheduler.js';
 import { groupRunning } from '../executors/group.js';
-import { assertLegalHistory, getJob, insertJob, insertWorkflow, pathsOf, setup, waitFor, waitForStatus, type Env } from './helpers.js';
+import {
+  assertLegalHistory,
+  getJob,
+  insertJob,
+  insertWorkflow,
+  pathsOf,
+  setup,
+  stdoutOf,
+  waitFor,
+  waitForStatus,
+  type Env,
+} from './helpers.js';
 
 /**
  * A task that ends within the running-mark delay (AttemptRunner) is settled in one UPDATE that
@@ -86,12 +98,14 @@ describe('scheduler: a job is reported running unless its task ended within the 
     after(() => env.close());
 
     it('the job is reported running after the delay, with its launch as its start time', async () => {
-      const id = await insertJob(env, await insertWorkflow(env, { default_command: 'sleep 3' }));
+      // Runs until the test lets it end (a file in its working directory): seen running however slow the machine.
+      const id = await insertJob(env, await insertWorkflow(env, { default_command: 'until [ -e release ]; do sleep 0.05; done; true' }));
       const running = await waitForStatus(env, id, ['running', 'completed', 'failed']);
       const seenAt = Date.now();
-      assert.equal(running.status, 'running');
+      assert.equal(running.status, 'running', `${running.status_message ?? ''} ${stdoutOf(env, id)}`);
       // Stamped at the launch, DELAY_MS before the job could be reported running (not when it was).
       assert.ok(Date.parse(running.start_time!) <= seenAt - DELAY_MS, `${running.start_time} seen at ${new Date(seenAt).toISOString()}`);
+      writeFileSync(path.join(pathsOf(env, id).work, 'release'), '');
       const job = await waitForStatus(env, id, ['completed', 'failed']);
       assert.equal(job.status, 'completed', job.status_message ?? '');
       assert.equal(job.start_time, running.start_time);
