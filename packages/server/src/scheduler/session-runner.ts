@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SessionStatus } from '@runyard/contract';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { commandTask } from '../engines/session/command.js';
@@ -24,7 +25,7 @@ import { sessionOptionNotes } from './session-options.js';
 import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
 import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
 import { preparedQuery } from '../store/prepared-query.js';
-import { autoShutdownDue, costLimitReached, endRunSet, moveSession, type SessionRow } from './session-state.js';
+import { autoShutdownDue, costLimitReached, endRunSet, moveSession, RUNNING_SESSION_STATUSES, type SessionRow } from './session-state.js';
 
 /** Every pass reads them (a pass follows each job's end and each submission too). */
 const unfinishedSessions = preparedQuery((db) =>
@@ -369,6 +370,10 @@ export class SessionRunner {
 
   /** aborting -> aborted: the process stopped (at once when forced), the home saved when asked, the run's cost counted. */
   private async stopRun(row: SessionRow): Promise<void> {
+    // The row is a pass's snapshot: another pass of this runner may have stopped the run since (and the
+    // session been resumed). Claimed first, so that a stale stop neither saves an empty home over the
+    // saved one nor removes the next run's home.
+    if (!(await this.claimStop(row))) return;
     const dirs = sessionDirsOf(this.o.config, row.id);
     const id = externalIdOf(row);
     const force = row.abort_force === 1;
@@ -393,14 +398,28 @@ export class SessionRunner {
     await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, ['aborting'], 'aborted', { ...endRunSet(row, Date.now()), ...set });
   }
 
+  /** Takes the stop of a run as the pass saw it: still aborting, the same attempt, its lease as it was (one of two runners adopting it wins). */
+  private async claimStop(row: SessionRow): Promise<boolean> {
+    const taken = await this.o.db
+      .updateTable('interactive_sessions')
+      .set(this.leaseSet())
+      .where('id', '=', row.id)
+      .where('attempt', '=', row.attempt)
+      .where('status', '=', 'aborting')
+      .where('lease_owner', row.lease_owner === null ? 'is' : '=', row.lease_owner)
+      .where('lease_expires_at', row.lease_expires_at === null ? 'is' : '=', row.lease_expires_at)
+      .executeTakeFirst();
+    return Number(taken.numUpdatedRows) > 0;
+  }
+
   /** A run that could not start, or whose server ended: stopped, aborted with why (stop reason error), resumable. */
   private async fail(row: SessionRow, message: string, id: ExternalId | null): Promise<void> {
     if (id) await this.o.executor.kill(id, { force: true, graceMs: 0 }).catch(() => undefined);
     const fresh = await this.o.db.selectFrom('interactive_sessions').selectAll().where('id', '=', row.id).executeTakeFirst();
-    if (!fresh || fresh.attempt !== row.attempt) return;
+    if (!fresh || fresh.attempt !== row.attempt || !RUNNING_SESSION_STATUSES.includes(fresh.status as SessionStatus)) return;
     this.log.warn({ session: row.id, message }, 'session stopped');
     await this.unmount(row.id);
-    await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, ['initializing', 'setup', 'ready', 'aborting'], 'aborted', {
+    await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, RUNNING_SESSION_STATUSES, 'aborted', {
       ...endRunSet(fresh, Date.now()),
       stop_reason: 'error',
       status_message: message,
