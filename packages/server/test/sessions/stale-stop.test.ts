@@ -29,6 +29,8 @@ describe('a stop decided from a stale row', { timeout: 120_000 }, () => {
       executor: createExecutors(w.s.config).local!,
     });
   });
+  /** The runner's stop of a run, called with the row as a pass would call it. */
+  const stopRun = (row: SessionRow) => (runner as unknown as { stopRun(r: SessionRow): Promise<void> }).stopRun(row);
   after(async () => {
     await runner?.stop();
     await w?.close();
@@ -47,7 +49,6 @@ describe('a stop decided from a stale row', { timeout: 120_000 }, () => {
       .where('id', '=', created._id)
       .execute();
     const stale: SessionRow = { ...first, status: 'aborting', upload_on_close: 1, abort_force: 0, external_id: null };
-    const stopRun = (row: SessionRow) => (runner as unknown as { stopRun(r: SessionRow): Promise<void> }).stopRun(row);
 
     // Before the next run restored its home: nothing local to save.
     await stopRun(stale);
@@ -73,7 +74,6 @@ describe('a stop decided from a stale row', { timeout: 120_000 }, () => {
       .where('id', '=', created._id)
       .execute();
     const row = (await w.row(created._id)) as SessionRow;
-    const stopRun = (r: SessionRow) => (runner as unknown as { stopRun(r: SessionRow): Promise<void> }).stopRun(r);
     await stopRun(row);
     const stopped = await w.row(created._id);
     assert.equal(stopped.status, 'aborted');
