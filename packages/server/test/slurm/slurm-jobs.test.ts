@@ -38,11 +38,16 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     ),
   );
   const job = (id: string) => api('GET', `/api/v1/jobs/${id}?teamId=${ws}`);
+  // Up to 2 minutes: a Slurm array of 50 tasks on a busy 2-core machine (CI runs test files side by side) took over 15 s.
   const ended = (id: string) =>
-    waitFor(`job ${id} to end`, async () => {
-      const doc = await job(id);
-      return ['completed', 'failed', 'aborted'].includes(doc.status) ? doc : undefined;
-    });
+    waitFor(
+      `job ${id} to end`,
+      async () => {
+        const doc = await job(id);
+        return ['completed', 'failed', 'aborted'].includes(doc.status) ? doc : undefined;
+      },
+      120_000,
+    );
   /** A bash job as `cloudos bash job --execution-platform hpc` would send it, with an hpc id. */
   const submitBash = async (command: string, extra: Record<string, unknown> = {}) =>
     (
