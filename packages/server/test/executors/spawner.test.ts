@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -127,6 +127,40 @@ describe('the spawner process', () => {
     assert.equal(next.code, 0);
     assert.notEqual(spawner.pid, first);
     process.kill(-task.pid, 'SIGKILL');
+  });
+
+  it("outlives a reply sent after the server's end of the channel closed (EPIPE): it drops the reply", async () => {
+    const d = dir();
+    const script = path.join(d, 'replies-late.mjs');
+    const module = new URL('../../dist/executors/spawner/spawner-messages.js', import.meta.url).href;
+    // The child is busy (as the spawner is, handling a task's exit) while the server closes the
+    // channel: it has not seen the 'disconnect' yet when it replies, and the write fails with EPIPE.
+    writeFileSync(
+      script,
+      `import { sendReply } from ${JSON.stringify(module)};\n` +
+        `process.once('message', () => {\n` +
+        `  const until = Date.now() + 500;\n` +
+        `  while (Date.now() < until);\n` +
+        `  sendReply(process, { type: 'exited', pid: 1 });\n` +
+        `  setTimeout(() => console.log('still here'), 100);\n` +
+        `});\n` +
+        `process.send('ready');\n`,
+    );
+    const child = fork(script, [], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const text = (stream: NodeJS.ReadableStream) =>
+      new Promise<string>((resolve) => {
+        let all = '';
+        stream.on('data', (b) => (all += b));
+        stream.on('end', () => resolve(all));
+      });
+    // 'close' is not emitted for a child whose channel the parent disconnected: its exit and its output's ends are awaited.
+    const ended = Promise.all([new Promise((resolve) => child.once('exit', resolve)), text(child.stdout!), text(child.stderr!)]);
+    await new Promise((resolve) => child.once('message', resolve));
+    child.send('go', () => child.disconnect());
+    const [code, stdout, stderr] = await ended;
+    assert.equal(stderr, '', 'no uncaught error');
+    assert.equal(code, 0);
+    assert.equal(stdout.trim(), 'still here');
   });
 
   it('does not keep its server alive once nothing is asked or waited for', async () => {

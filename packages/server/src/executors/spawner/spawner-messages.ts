@@ -31,3 +31,20 @@ export type SpawnerReply =
   /** A detached task's process ended (its exit code is the wrapper's to record). */
   | { type: 'exited'; pid: number }
   | { type: 'captured'; id: number; code: number; stdout: string; stderr: string };
+
+/** What sendReply needs of the spawner's process: its IPC channel to the server. */
+export interface ReplyChannel {
+  connected: boolean;
+  send?(message: SpawnerReply, sendHandle: undefined, options: undefined, callback: (error: Error | null) => void): boolean;
+}
+
+/**
+ * Sends a reply to the server, or drops it once the server is gone. A task can end after the
+ * server's end of the channel closed and before this process has seen it ('disconnect'): a send
+ * without a callback then raises EPIPE as an uncaught error, and the spawner died with a stack
+ * trace on the server's terminal. With the callback, the error is the callback's; nothing is left to report to.
+ */
+export function sendReply(channel: ReplyChannel, reply: SpawnerReply): void {
+  if (!channel.connected) return;
+  channel.send?.(reply, undefined, undefined, () => undefined);
+}

@@ -5,9 +5,9 @@
 import { execFile, spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { readProcStat } from '../proc.js';
-import type { CaptureRequest, DetachedRequest, SpawnerReply, SpawnerRequest } from './spawner-messages.js';
+import { sendReply, type CaptureRequest, type DetachedRequest, type SpawnerReply, type SpawnerRequest } from './spawner-messages.js';
 
-const send = (reply: SpawnerReply): void => void process.send?.(reply);
+const send = (reply: SpawnerReply): void => sendReply(process, reply);
 
 function startDetached(request: DetachedRequest): void {
   let log: number;
