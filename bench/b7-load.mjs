@@ -31,6 +31,23 @@ async function endedBetween(config, from, to) {
   }
 }
 
+/** Mean milliseconds from a job's start to its end, of the jobs that ended in [from, to). */
+async function meanRunMs(config, from, to) {
+  const store = openStore(databaseUrlOf(config));
+  try {
+    const rows = await store.db
+      .selectFrom('jobs')
+      .select(['start_time', 'end_time'])
+      .where('end_time', '>=', new Date(from).toISOString())
+      .where('end_time', '<', new Date(to).toISOString())
+      .execute();
+    const ms = rows.filter((r) => r.start_time).map((r) => Date.parse(r.end_time) - Date.parse(r.start_time));
+    return ms.reduce((x, y) => x + y, 0) / Math.max(1, ms.length);
+  } finally {
+    await store.close();
+  }
+}
+
 async function queuedNow(config) {
   const store = openStore(databaseUrlOf(config));
   try {
@@ -66,11 +83,14 @@ export async function run() {
     let loadedDone = 0;
     const served = [];
     const rounds = [];
+    const slots = [];
     for (let round = 0; round < ROUNDS; round++) {
       await backlog(s, BACKLOG);
       const idleFrom = Date.now();
       await sleep(WINDOW_MS);
-      const idle = await endedBetween(s.server.config, idleFrom, Date.now());
+      const idleTo = Date.now();
+      const idle = await endedBetween(s.server.config, idleFrom, idleTo);
+      const idleRun = await meanRunMs(s.server.config, idleFrom, idleTo);
       await backlog(s, BACKLOG);
       const headers = { apikey: s.apikey };
       const warmupMs = 1000;
@@ -88,6 +108,11 @@ export async function run() {
         }),
       ]);
       const loaded = await endedBetween(s.server.config, loadedFrom, loadedFrom + WINDOW_MS);
+      const loadedRun = await meanRunMs(s.server.config, loadedFrom, loadedFrom + WINDOW_MS);
+      const slot = (n) => (CONCURRENCY * WINDOW_MS) / Math.max(1, n);
+      slots.push(
+        `idle ${idleRun.toFixed(0)} + ${(slot(idle) - idleRun).toFixed(0)}, loaded ${loadedRun.toFixed(0)} + ${(slot(loaded) - loadedRun).toFixed(0)}`,
+      );
       idleDone += idle;
       loadedDone += loaded;
       served.push({ list, submit });
@@ -106,6 +131,7 @@ export async function run() {
       `# B7 load served: listing ${list.rps.toFixed(0)} req/s (p99 ${list.p99.toFixed(0)} ms, ${list.errors} errors), ` +
         `submitting ${submit.rps.toFixed(0)} req/s (p99 ${submit.p99.toFixed(0)} ms, ${submit.errors} errors); jobs/s idle->loaded by round: ${rounds.join(', ')}`,
     );
+    console.log(`# B7 where a slot's time goes by round, ms per job (start to end + end to the next start): ${slots.join('; ')}`);
     console.log(
       `B7 job throughput under API load: ${rate(loadedDone).toFixed(1)} jobs/s (baseline idle: ${rate(idleDone).toFixed(1)} jobs/s, ratio ${(loadedDone / idleDone).toFixed(2)})`,
     );
