@@ -36,7 +36,12 @@ describe('following a job live', { timeout: 300_000 }, () => {
       } else if (e.event === 'status') statuses.push(e.data.status);
       else assert.fail(`unexpected ${e.event} before the job was released`);
     }
-    const job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
+    // The job is reported running 50 ms after its task started (RUNNING_MARK_DELAY_MS): its first lines can come sooner.
+    let job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
+    for (let i = 0; i < 500 && job.status === 'initializing'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
+    }
     assert.equal(job.status, 'running');
     writeFileSync(goFile(id), '');
     let end: Sse | null = null;
