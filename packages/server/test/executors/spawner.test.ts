@@ -100,6 +100,15 @@ describe('the spawner process', () => {
       spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'no', 'such', 'dir', 'log') }),
       /ENOENT/,
     );
+    // A working directory that is a file: Node's spawn throws (ENOTDIR) instead of emitting 'error'; the spawner stays.
+    const before = spawner.pid;
+    const file = path.join(d, 'a-file');
+    writeFileSync(file, '');
+    await assert.rejects(
+      spawner.startDetached({ program: 'true', args: [], cwd: file, env: { PATH }, logFile: path.join(d, 'log') }),
+      /ENOTDIR/,
+    );
+    assert.equal(spawner.pid, before, 'the same spawner process');
   });
 
   it('captures a command: exit code, stdout and stderr; a missing program is a failed run, not a crash', async () => {

@@ -2,7 +2,7 @@
 // in proportion to the forking process's memory, and Node forks on the calling thread: from this
 // small process a start costs a few milliseconds, from a loaded server tens, every one stalling
 // the scheduler's thread. It exits when its parent goes; detached tasks keep running.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { readProcStat } from '../proc.js';
 import { sendReply, type CaptureRequest, type DetachedRequest, type SpawnerReply, type SpawnerRequest } from './spawner-messages.js';
@@ -23,7 +23,13 @@ function startDetached(request: DetachedRequest): void {
     return send({ type: 'failed', id: request.id, message: `the task's log could not be written: ${(e as Error).message}` });
   }
   try {
-    const child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
+    let child: ChildProcess;
+    try {
+      child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
+    } catch (e) {
+      // Some failures throw rather than emit 'error' (a working directory that is not one: ENOTDIR).
+      return send({ type: 'failed', id: request.id, message: (e as Error).message });
+    }
     const pid = child.pid;
     if (pid === undefined) {
       child.once('error', (e) => send({ type: 'failed', id: request.id, message: e.message }));
