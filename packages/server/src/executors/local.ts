@@ -5,7 +5,7 @@ import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSp
 import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
-import { fenceAttempt, readExitFile, readPidFile, wrapperArgv } from './wrapper.js';
+import { fenceAttempt, readExitFile, readPidFile, STATUS_FD, wrapperArgv } from './wrapper.js';
 import { isStopArgv, readArgvFile, runOomProbe, runStop, writeArgvFile } from './stop-command.js';
 import { defaultSpawner, type DetachedTask, type Spawner } from './spawner/spawner.js';
 
@@ -78,7 +78,10 @@ export class LocalExecutor implements Executor {
     let program: string;
     let args: string[];
     try {
-      [program, ...args] = wrapperArgv(control, inContainer ? task.argv : this.sandbox.argv(task), limits.procsFiles);
+      // bwrap reports the task's exit status itself: the wrapper execs it rather than forking for it.
+      const statusArgv = inContainer ? undefined : this.sandbox.statusArgv?.(task, STATUS_FD);
+      const argv = statusArgv ?? (inContainer ? task.argv : this.sandbox.argv(task));
+      [program, ...args] = wrapperArgv(control, argv, limits.procsFiles, statusArgv !== undefined);
     } catch (e) {
       await this.limits.discard(control);
       throw e;
@@ -125,11 +128,13 @@ export class LocalExecutor implements Executor {
     const id = this.localId(stored);
     const own = this.children.get(id.pid);
     let seen: 'exited' | 'unknown' = 'unknown';
+    let seenCode: number | null = null;
     if (own && own.startTime === id.startTime) {
       // Someone waits for the task: it keeps this process alive meanwhile (and only meanwhile).
       const release = this.spawner.hold();
       try {
         seen = await abortable(own.ended, signal);
+        seenCode = own.exit.code;
       } finally {
         release();
       }
@@ -137,7 +142,7 @@ export class LocalExecutor implements Executor {
     // Not started by this process, or its spawner went away first: /proc tells.
     if (seen === 'unknown') while (isRunning(id.pid, id.startTime)) await sleep(this.pollMs, undefined, { signal });
     signal?.throwIfAborted();
-    return this.ended(control, id);
+    return this.ended(control, id, seenCode);
   }
 
   async kill(stored: ExternalId, { force, graceMs }: KillOptions): Promise<void> {
@@ -154,7 +159,7 @@ export class LocalExecutor implements Executor {
    * After the wrapper ended: its exit file, or lost, and whether the kernel killed it for its
    * memory. Whatever it left running in its process group, or in its cgroup, is killed.
    */
-  private async ended(control: AttemptControl, id: LocalId): Promise<TaskEnd> {
+  private async ended(control: AttemptControl, id: LocalId, seenCode: number | null = null): Promise<TaskEnd> {
     // In its cgroups, what the task left running is killed when they go (limits.settle): no need to scan
     // /proc for its process group (a read of every process's stat, once per job).
     if (!this.limits.confines(control) && groupHasLiveMembers(id.pid) && this.signalGroup(id, 'SIGKILL'))
@@ -163,7 +168,12 @@ export class LocalExecutor implements Executor {
     const probedOom = await runOomProbe(id.oomProbe);
     // A container may outlive its CLI (killed, or crashed): stopped too.
     await runStop(id.stop);
-    const exitCode = await readExitFile(control);
+    // Recorded by the wrapper (or by bwrap, which it execs). Else, for a record that is this wrapper's
+    // claim, its exit code as the spawner saw it: bwrap records none when the sandbox could not be set up
+    // (its message is in the log). A wrapper that found its attempt fenced exits without a claim: lost.
+    const recorded = await readExitFile(control);
+    const claimed = recorded === null && seenCode !== null && (await readPidFile(control))?.pid === id.pid;
+    const exitCode = claimed ? seenCode : recorded;
     // 137: the shell's code of a SIGKILLed task.
     const oom = (await this.limits.settle(control, exitCode === null || exitCode === 137, probedOom)) ? { outOfMemory: true as const } : {};
     if (exitCode !== null) return { state: 'exited', exitCode, ...oom };

@@ -20,7 +20,7 @@ import type { AttemptControl } from './executor.js';
  * to that group, which then outlives its removal as a dying cgroup; the record is made before the
  * wrapper joins, and the exit status is appended to its page.
  */
-export const WRAPPER_SCRIPT = [
+const WRAPPER_HEAD = [
   'r=$1 n=$2',
   'shift 2',
   // Field 22 of /proc/$$/stat (start time), counted from the last ")" so the command name cannot
@@ -50,11 +50,20 @@ export const WRAPPER_SCRIPT = [
   '  shift',
   '  n=$((n - 1))',
   'done',
-  '"$@"',
-  'c=$?',
-  'printf \'%s\\n\' "$c" >> "$r"',
-  'exit "$c"',
-].join('\n');
+];
+
+/** The forking wrapper: it runs the task, then appends its exit status to the record. */
+export const WRAPPER_SCRIPT = [...WRAPPER_HEAD, '"$@"', 'c=$?', 'printf \'%s\\n\' "$c" >> "$r"', 'exit "$c"'].join('\n');
+
+/**
+ * The wrapper for a program that reports the task's exit status itself, as JSON lines on fd 3
+ * (bwrap's --json-status-fd: `{ "child-pid": N, ... }`, then `{ "exit-code": N }` once the task
+ * ends): the shell execs it with fd 3 appended to the record, so a task costs one process less (no
+ * fork to wait for the task, no shell left to write its status). The ignored stop signals stay
+ * ignored across the exec: the program outlives the task's clean-up and reports its exit (what
+ * `env --ignore-signal` does for the forking wrapper's bwrap).
+ */
+export const EXEC_WRAPPER_SCRIPT = [...WRAPPER_HEAD, "trap '' TERM INT HUP", 'exec "$@" 3>>"$r"'].join('\n');
 
 /** The name the wrapper shows as $0. */
 export const WRAPPER_NAME = 'runyard-task';
@@ -117,9 +126,17 @@ async function linkWhole(file: string, text: string): Promise<boolean> {
   }
 }
 
-/** argv that runs the task under the wrapper, in the cgroups whose cgroup.procs (or v1 tasks) files are given. */
-export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles: string[] = []): string[] {
-  return ['/bin/sh', '-c', WRAPPER_SCRIPT, WRAPPER_NAME, recordFileOf(control), String(procsFiles.length), ...procsFiles, ...argv];
+/** The fd on which a program run by EXEC_WRAPPER_SCRIPT reports the task's status. */
+export const STATUS_FD = 3;
+
+/**
+ * argv that runs the task under the wrapper, in the cgroups whose cgroup.procs (or v1 tasks) files
+ * are given. With reportsStatus, argv's program reports the task's exit status on STATUS_FD, and
+ * the wrapper execs it (EXEC_WRAPPER_SCRIPT).
+ */
+export function wrapperArgv(control: AttemptControl, argv: string[], procsFiles: string[] = [], reportsStatus = false): string[] {
+  const script = reportsStatus ? EXEC_WRAPPER_SCRIPT : WRAPPER_SCRIPT;
+  return ['/bin/sh', '-c', script, WRAPPER_NAME, recordFileOf(control), String(procsFiles.length), ...procsFiles, ...argv];
 }
 
 /**
@@ -140,10 +157,14 @@ export async function readPidFile(control: AttemptControl): Promise<{ pid: numbe
   return m ? { pid: Number(m[1]), startTime: m[2] } : null;
 }
 
-/** The exit status the wrapper recorded, or null when the task has not ended (or ended without recording it). */
+/**
+ * The exit status the wrapper recorded, or null when the task has not ended (or ended without
+ * recording it): the forking wrapper's line, or the exit-code line of bwrap's status (EXEC_WRAPPER_SCRIPT).
+ */
 export async function readExitFile(control: AttemptControl): Promise<number | null> {
-  const m = /^\d+ \d+\n(\d+)\n$/.exec((await readOrNull(recordFileOf(control))) ?? '');
-  if (m) return Number(m[1]);
+  const record = (await readOrNull(recordFileOf(control))) ?? '';
+  const m = /^\d+ \d+\n(?:(\d+)|\{ "child-pid": [^\n]*\n\{ "exit-code": (\d+) \})\n$/.exec(record);
+  if (m) return Number(m[1] ?? m[2]);
   const earlier = /^(\d+)\n$/.exec((await readOrNull(earlierExitFileOf(control))) ?? '');
   return earlier ? Number(earlier[1]) : null;
 }

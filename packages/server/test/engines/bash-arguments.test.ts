@@ -84,10 +84,11 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
           assert.ok(Date.now() < deadline, readFileSync(task.logFile, 'utf8'));
           await sleep(20);
         }
-        // The scan sees the job's own processes (wrapper, runtime, shell), so its silence means something.
+        // The scan sees the job's own processes (the wrapper, or bwrap which it execs; runtime; shell), so its silence means something.
         const all = allCmdlines();
         const job = groupMembers(id.pid).map((pid) => all.get(pid) ?? '');
-        assert.ok(job.some((c) => c.includes('runyard-task')) && job.some((c) => c.includes('runyard-job')), job.join('\n'));
+        const wrapper = (c: string) => c.includes('runyard-task') || /(^|\/)bwrap\0/.test(c);
+        assert.ok(job.some(wrapper) && job.some((c) => c.includes('runyard-job')), job.join('\n'));
         assert.equal(
           job.some((c) => c.includes('/docker\0run\0')),
           config === inDocker,

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
+import type { Sandbox } from '../../src/executors/sandbox/sandbox.js';
 import { groupMembers, parseProcStat, readProcStat } from '../../src/executors/proc.js';
 import { groupRunning } from './group.js';
 import { claimFileOf, fenceAttempt, recordFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
@@ -43,10 +44,38 @@ describe('local executor', { timeout: 300_000 }, () => {
     assert.match(id.startTime, /^\d+$/);
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 7 });
     assert.equal(readFileSync(log, 'utf8'), 'first line\nout\nerr\n');
-    // One control file of the wrapper's: its pid and start time, then the exit status.
-    assert.equal(readFileSync(recordFileOf(control), 'utf8'), `${id.pid} ${id.startTime}\n7\n`);
+    // One control file of the wrapper's: its pid and start time, then the exit status, which bwrap
+    // (exec'd by the wrapper) reports as JSON: the task's pid in the sandbox, then its exit code.
+    assert.match(
+      readFileSync(recordFileOf(control), 'utf8'),
+      new RegExp(`^${id.pid} ${id.startTime}\\n\\{ "child-pid": \\d+[^\\n]*\\}\\n\\{ "exit-code": 7 \\}\\n$`),
+    );
     assert.deepEqual(readdirSync(control.dir), [path.basename(recordFileOf(control))]);
     assert.deepEqual(await executor.inspect(control, id), { state: 'exited', exitCode: 7 });
+  });
+
+  it("a sandbox that reports no status (bwrap, when it cannot set up the sandbox): the job's exit code is the wrapper's, as the spawner saw it", async () => {
+    const { dir, control, log } = scratch();
+    // bwrap writes its status only once the task's program started; this one never writes it.
+    const silent: Sandbox = {
+      kind: 'bwrap',
+      argv: (task) => task.argv,
+      statusArgv: () => ['/bin/sh', '-c', 'echo cannot set up >&2; exit 3'],
+      note: null,
+    };
+    const id = (await new LocalExecutor(50, silent).launch(bash('touch ran', dir, log), control)) as LocalId;
+    assert.deepEqual(
+      await new LocalExecutor(50, silent).wait(control, id),
+      { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code` },
+      'another process never saw it end',
+    );
+    const again = scratch();
+    const executor2 = new LocalExecutor(50, silent);
+    const id2 = (await executor2.launch(bash('touch ran', again.dir, again.log), again.control)) as LocalId;
+    assert.deepEqual(await executor2.wait(again.control, id2), { state: 'exited', exitCode: 3 });
+    assert.equal(readFileSync(recordFileOf(again.control), 'utf8'), `${id2.pid} ${id2.startTime}\n`, 'the claim, and no status');
+    assert.match(readFileSync(again.log, 'utf8'), /cannot set up/);
+    assert.equal(existsSync(path.join(again.dir, 'ran')), false);
   });
 
   it('the task is the leader of a new process group and session, and gets exactly the environment given', async () => {

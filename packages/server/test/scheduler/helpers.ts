@@ -13,6 +13,7 @@ import { canTransition } from '../../src/scheduler/job-state.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
 import { LocalExecutor } from '../../src/executors/local.js';
+import type { TaskSpec } from '../../src/executors/executor.js';
 import { createSandbox, type Sandbox } from '../../src/executors/sandbox/sandbox.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
@@ -58,7 +59,9 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
 
 /** The server's sandbox, which also lets tasks write `dir` (the scheduler tests' markers): what is tested is scheduling, confined as on a server. */
 function withWritable(sandbox: Sandbox, dir: string): Sandbox {
-  return { ...sandbox, argv: (task) => sandbox.argv({ ...task, writable: [...(task.writable ?? []), dir] }) };
+  const more = (task: TaskSpec): TaskSpec => ({ ...task, writable: [...(task.writable ?? []), dir] });
+  const { statusArgv } = sandbox;
+  return { ...sandbox, argv: (task) => sandbox.argv(more(task)), statusArgv: statusArgv && ((task, fd) => statusArgv(more(task), fd)) };
 }
 
 /** The local executor of the scheduler tests: the configured sandbox, with `scratch` writable. */

@@ -92,15 +92,32 @@ function bindArgs(readable: string[], writable: string[]): string[] {
  * same when the wrapper is killed.
  */
 export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): string[] {
+  return [ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, network, true)];
+}
+
+/**
+ * The same sandbox, for a wrapper that execs bwrap with the stop signals ignored already
+ * (wrapper.ts, EXEC_WRAPPER_SCRIPT): bwrap reports the task's exit status as JSON on statusFd.
+ * The status is written only once the task's program started: a sandbox that could not be set up
+ * reports none (bwrap's own exit status and message tell, in the log). Without --die-with-parent:
+ * bwrap's parent is then the spawner, which ends with the server, and a restart must not kill the
+ * tasks. A stop still reaches every process of the sandbox: they stay in the wrapper's process
+ * group (and its cgroups), which stops signal and the settling of an ended task clears.
+ */
+export function bwrapStatusArgv(bwrap: string, task: TaskSpec, network: TaskNetwork, statusFd: number): string[] {
+  const [program, ...rest] = bwrapCommand(bwrap, task, network, false);
+  return [program, '--json-status-fd', String(statusFd), ...rest];
+}
+
+/** bwrap, its options and the task's argv: the sandbox of bwrapArgv, without the signals' set-up before it. */
+function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWithParent: boolean): string[] {
   // env would read a NAME=VALUE first word as a variable, not as the program.
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
   const readable = [...pathDirs(task), ...(task.readable ?? [])];
   const writable = [task.cwd, ...(task.writable ?? [])];
   return [
-    ENV,
-    `--ignore-signal=${STOP_SIGNALS}`,
     bwrap,
-    '--die-with-parent',
+    ...(dieWithParent ? ['--die-with-parent'] : []),
     '--unshare-user',
     '--uid',
     String(TASK_ID),

@@ -1,13 +1,18 @@
 import type { Config } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
 import { findOnPath } from '../find-executable.js';
-import { bwrapArgv } from './bwrap.js';
+import { bwrapArgv, bwrapStatusArgv } from './bwrap.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
   readonly kind: 'bwrap' | 'none';
   /** The argv that runs the task under this sandbox. */
   argv(task: TaskSpec): string[];
+  /**
+   * Where the sandbox can report the task's exit status itself (bwrap): the argv that runs it so,
+   * its status as JSON lines on statusFd, for a wrapper that execs it (wrapper.ts).
+   */
+  statusArgv?(task: TaskSpec, statusFd: number): string[];
   /** A line for the job's log about how the task runs, when there is something to say. */
   readonly note: string | null;
 }
@@ -34,7 +39,13 @@ export function createSandbox(settings: SandboxSettings): Sandbox {
         'or set RUNYARD_SANDBOX=none to run job tasks unconfined.',
     );
   }
-  return { kind: 'bwrap', argv: (task) => bwrapArgv(bwrap, task, task.network ?? settings.taskNetwork), note: null };
+  const network = (task: TaskSpec) => task.network ?? settings.taskNetwork;
+  return {
+    kind: 'bwrap',
+    argv: (task) => bwrapArgv(bwrap, task, network(task)),
+    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, network(task), statusFd),
+    note: null,
+  };
 }
 
 /** The default of an executor built without settings: confined, host network, bwrap from the system's PATH. */

@@ -28,8 +28,12 @@ export type SpawnerReply =
   /** A detached task started: its pid, and its kernel start time read before it could be reaped. */
   | { type: 'started'; id: number; pid: number; startTime: string }
   | { type: 'failed'; id: number; message: string }
-  /** A detached task's process ended (its exit code is the wrapper's to record). */
-  | { type: 'exited'; pid: number }
+  /**
+   * A detached task's process ended, with its exit code (null: a signal killed it). The wrapper
+   * records the task's own in its record, which outlives the server; this one is for when it
+   * could not (see LocalExecutor.ended).
+   */
+  | { type: 'exited'; pid: number; code: number | null }
   | { type: 'captured'; id: number; code: number; stdout: string; stderr: string };
 
 /** What sendReply needs of the spawner's process: its IPC channel to the server. */

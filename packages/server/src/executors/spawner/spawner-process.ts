@@ -39,7 +39,7 @@ function startDetached(request: DetachedRequest): void {
     // Not reaped before its 'exit' event: the pid is still this child's.
     const stat = readProcStat(pid);
     if (!stat) return send({ type: 'failed', id: request.id, message: `the task (pid ${pid}) vanished before it could be identified` });
-    child.once('exit', () => send({ type: 'exited', pid }));
+    child.once('exit', (code) => send({ type: 'exited', pid, code }));
     send({ type: 'started', id: request.id, pid, startTime: stat.startTime });
   } finally {
     closeSync(log);

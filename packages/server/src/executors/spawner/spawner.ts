@@ -8,6 +8,8 @@ export interface DetachedTask {
   startTime: string;
   /** 'exited' when its process ended; 'unknown' when the spawner went away first (ask /proc then). */
   ended: Promise<'exited' | 'unknown'>;
+  /** Once it ended 'exited': its exit code as the spawner saw it (null: a signal killed it). */
+  readonly exit: { code: number | null };
 }
 
 export interface CapturedRun {
@@ -23,7 +25,8 @@ const ENTRY = fileURLToPath(new URL('./spawner-process.js', import.meta.url)).re
 );
 
 /** A reply, and for a started task its end (registered as the reply arrives: its exit may come in the same read). */
-type Answer = { reply: SpawnerReply; ended?: Promise<'exited' | 'unknown'> };
+type Answer = { reply: SpawnerReply; ended?: Promise<'exited' | 'unknown'>; exit?: { code: number | null } };
+type Running = { exit: { code: number | null }; resolve: (how: 'exited' | 'unknown') => void };
 type Pending = { resolve: (answer: Answer) => void; reject: (e: Error) => void };
 
 /**
@@ -36,15 +39,15 @@ export class Spawner {
   private child: ChildProcess | undefined;
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private readonly running = new Map<number, (how: 'exited' | 'unknown') => void>();
+  private readonly running = new Map<number, Running>();
   private holds = 0;
 
   /** Starts a task in a process group of its own, stdout and stderr appended to logFile. */
   async startDetached(request: Omit<DetachedRequest, 'type' | 'id'>): Promise<DetachedTask> {
-    const { reply, ended } = await this.ask({ type: 'detached', id: 0, ...request });
+    const { reply, ended, exit } = await this.ask({ type: 'detached', id: 0, ...request });
     if (reply.type === 'failed') throw new Error(reply.message);
-    if (reply.type !== 'started' || !ended) throw new Error(`the spawner answered ${reply.type}`);
-    return { pid: reply.pid, startTime: reply.startTime, ended };
+    if (reply.type !== 'started' || !ended || !exit) throw new Error(`the spawner answered ${reply.type}`);
+    return { pid: reply.pid, startTime: reply.startTime, ended, exit };
   }
 
   /** Runs a command to its end without a shell and answers its exit code and output. */
@@ -106,11 +109,14 @@ export class Spawner {
 
   private received(reply: SpawnerReply): void {
     if (reply.type === 'exited') {
-      this.running.get(reply.pid)?.('exited');
+      const running = this.running.get(reply.pid);
       this.running.delete(reply.pid);
+      if (running) running.exit.code = reply.code;
+      running?.resolve('exited');
     } else if (reply.type === 'started') {
-      const ended = new Promise<'exited' | 'unknown'>((resolve) => this.running.set(reply.pid, resolve));
-      this.settle(reply.id)?.resolve({ reply, ended });
+      const exit = { code: null };
+      const ended = new Promise<'exited' | 'unknown'>((resolve) => this.running.set(reply.pid, { exit, resolve }));
+      this.settle(reply.id)?.resolve({ reply, ended, exit });
     } else this.settle(reply.id)?.resolve({ reply });
   }
 
@@ -127,7 +133,7 @@ export class Spawner {
     this.child = undefined;
     for (const p of this.pending.values()) p.reject(new Error('the spawner process ended'));
     this.pending.clear();
-    for (const resolve of this.running.values()) resolve('unknown');
+    for (const { resolve } of this.running.values()) resolve('unknown');
     this.running.clear();
   }
 
