@@ -53,7 +53,23 @@ test('a bash job launched from the form: the cost per hour first, then its live 
   // A launch the server refuses: its message, and nothing launched.
   await page.getByLabel('Cost limit (dollars, -1 for none)').fill('2000000000');
   await page.getByRole('button', { name: 'Launch' }).click();
-  await page.getByRole('alert').filter({ hasText: 'The job was not launched' }).waitFor(WAIT);
+  // Timed out once in a CI run and never since: a second timeout says where the page was and what the form held.
+  await page
+    .getByRole('alert')
+    .filter({ hasText: 'The job was not launched' })
+    .waitFor(WAIT)
+    .catch(async (e: Error) => {
+      const form = await page
+        .getByRole('form', { name: 'Launch a job' })
+        .evaluate((f: HTMLFormElement) => ({
+          valid: f.checkValidity(),
+          fields: [...f.elements].map(
+            (x) => `${x.id}=${(x as HTMLInputElement).value}${(x as HTMLInputElement).validity?.valid === false ? ' (invalid)' : ''}`,
+          ),
+        }))
+        .catch((why: Error) => why.message);
+      throw new Error(`${e.message}\npage ${page.url()}\nform ${JSON.stringify(form)}\nproblems ${JSON.stringify(problems)}`);
+    });
   assert.match((await page.getByRole('alert').textContent()) ?? '', /computeCostLimit/);
   assert.equal((await w.client.getJobList(w.ws, { filterJobName: 'web-hello' })).jobs.length, 0, 'nothing launched');
   await page.getByLabel('Cost limit (dollars, -1 for none)').fill('30');
