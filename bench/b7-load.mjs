@@ -16,23 +16,8 @@ const BACKLOG = Number(process.env.BENCH_B7_BACKLOG ?? 2500);
 const CONCURRENCY = 4;
 const ROUNDS = Number(process.env.BENCH_B7_ROUNDS ?? 3);
 
+/** The jobs that ended in [from, to): how many, and their mean milliseconds from start to end. One read of the window. */
 async function endedBetween(config, from, to) {
-  const store = openStore(databaseUrlOf(config));
-  try {
-    const row = await store.db
-      .selectFrom('jobs')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('end_time', '>=', new Date(from).toISOString())
-      .where('end_time', '<', new Date(to).toISOString())
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  } finally {
-    await store.close();
-  }
-}
-
-/** Mean milliseconds from a job's start to its end, of the jobs that ended in [from, to). */
-async function meanRunMs(config, from, to) {
   const store = openStore(databaseUrlOf(config));
   try {
     const rows = await store.db
@@ -42,7 +27,7 @@ async function meanRunMs(config, from, to) {
       .where('end_time', '<', new Date(to).toISOString())
       .execute();
     const ms = rows.filter((r) => r.start_time).map((r) => Date.parse(r.end_time) - Date.parse(r.start_time));
-    return ms.reduce((x, y) => x + y, 0) / Math.max(1, ms.length);
+    return { count: rows.length, meanRunMs: ms.reduce((x, y) => x + y, 0) / Math.max(1, ms.length) };
   } finally {
     await store.close();
   }
@@ -89,8 +74,7 @@ export async function run() {
       const idleFrom = Date.now();
       await sleep(WINDOW_MS);
       const idleTo = Date.now();
-      const idle = await endedBetween(s.server.config, idleFrom, idleTo);
-      const idleRun = await meanRunMs(s.server.config, idleFrom, idleTo);
+      const { count: idle, meanRunMs: idleRun } = await endedBetween(s.server.config, idleFrom, idleTo);
       await backlog(s, BACKLOG);
       const headers = { apikey: s.apikey };
       const warmupMs = 1000;
@@ -107,8 +91,7 @@ export async function run() {
           durationMs: WINDOW_MS,
         }),
       ]);
-      const loaded = await endedBetween(s.server.config, loadedFrom, loadedFrom + WINDOW_MS);
-      const loadedRun = await meanRunMs(s.server.config, loadedFrom, loadedFrom + WINDOW_MS);
+      const { count: loaded, meanRunMs: loadedRun } = await endedBetween(s.server.config, loadedFrom, loadedFrom + WINDOW_MS);
       const slot = (n) => (CONCURRENCY * WINDOW_MS) / Math.max(1, n);
       slots.push(
         `idle ${idleRun.toFixed(0)} + ${(slot(idle) - idleRun).toFixed(0)}, loaded ${loadedRun.toFixed(0)} + ${(slot(loaded) - loadedRun).toFixed(0)}`,
