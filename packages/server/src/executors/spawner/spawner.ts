@@ -110,9 +110,11 @@ export class Spawner {
   private received(reply: SpawnerReply): void {
     if (reply.type === 'exited') {
       const running = this.running.get(reply.pid);
-      this.running.delete(reply.pid);
-      if (running) running.exit.code = reply.code;
-      running?.resolve('exited');
+      if (running) {
+        this.running.delete(reply.pid);
+        running.exit.code = reply.code;
+        running.resolve('exited');
+      }
     } else if (reply.type === 'started') {
       const exit = { code: null };
       const ended = new Promise<'exited' | 'unknown'>((resolve) => this.running.set(reply.pid, { exit, resolve }));
