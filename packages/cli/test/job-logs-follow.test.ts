@@ -35,11 +35,12 @@ describe('runyard job logs --follow', { timeout: 300_000 }, () => {
     // The test reads the first lines while the job still runs: it waits for the go file.
     for (let i = 0; i < 3000 && !stdout.includes('two\n') && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 20));
     assert.ok(stdout.includes('two\n'), `no lines while the job runs: ${stdout} ${stderr}`);
-    // The job is reported running 50 ms after its task started (RUNNING_MARK_DELAY_MS): its first lines can come sooner.
-    let status = '';
-    for (let i = 0; i < 500 && (status = (await w.client.getJobStatus(id, w.ws)).status) === 'initializing'; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    assert.equal(status, 'running');
+    // The job is reported running 50 ms after its task started (RUNNING_MARK_DELAY_MS): its first lines can come
+    // sooner. The go file waits until the follower has shown `running` (it samples the status: a job released at
+    // once could end before its next look).
+    const running = new RegExp(`Job ${id}: running\\n`);
+    for (let i = 0; i < 500 && !running.test(stderr); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal((await w.client.getJobStatus(id, w.ws)).status, 'running');
     assert.ok(!stdout.includes('three'));
     writeFileSync(goFile(id), '');
     const code = await closed;

@@ -36,12 +36,17 @@ describe('following a job live', { timeout: 300_000 }, () => {
       } else if (e.event === 'status') statuses.push(e.data.status);
       else assert.fail(`unexpected ${e.event} before the job was released`);
     }
-    // The job is reported running 50 ms after its task started (RUNNING_MARK_DELAY_MS): its first lines can come sooner.
-    let job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
-    for (let i = 0; i < 500 && job.status === 'initializing'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
+    // The job is reported running 50 ms after its task started (RUNNING_MARK_DELAY_MS): its first lines can come
+    // sooner. The go file waits until the stream has said `running` (it samples the status: a job released at once
+    // could end before its next look).
+    while (!statuses.includes('running')) {
+      const e = await sse.next();
+      assert.ok(e, 'the stream ended early');
+      if (e.event === 'log') text += e.data.text;
+      else if (e.event === 'status') statuses.push(e.data.status);
+      else assert.fail(`unexpected ${e.event} before the job was released`);
     }
+    const job = await w.ok('GET', `/api/v1/jobs/${id}?teamId=${w.ws}`);
     assert.equal(job.status, 'running');
     writeFileSync(goFile(id), '');
     let end: Sse | null = null;
