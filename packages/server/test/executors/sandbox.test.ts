@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -55,6 +55,9 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
         'touch /usr/x 2>/dev/null || echo usr-read-only',
         'mkdir /new 2>/dev/null || echo root-read-only',
         'test -e /etc/shadow || echo no-shadow',
+        // The host's TLS keys (Debian: /etc/ssl/private; RHEL: /etc/pki/tls/private), readable to a task of a root server as their owner.
+        'test -e /etc/ssl/private || test -e /etc/pki/tls/private || echo no-tls-keys',
+        'test -s /etc/ssl/certs/ca-certificates.crt && echo tls-roots',
         'echo "uid=$(id -u)"',
         'ls /proc | grep -c "^[0-9]"',
       ].join('\n'),
@@ -69,6 +72,9 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
       'usr-read-only',
       'root-read-only',
       'no-shadow',
+      'no-tls-keys',
+      // The TLS roots stay visible (Debian's bundle, where the host has it).
+      ...(existsSync('/etc/ssl/certs/ca-certificates.crt') ? ['tls-roots'] : []),
       'uid=65534',
     ]);
     // bwrap's init, bash, and the pipeline's ls and grep: no process of the server or of other tasks.

@@ -8,7 +8,9 @@ export type TaskNetwork = 'host' | 'none';
 /**
  * What of /etc a task sees: users and groups (nobody), name resolution, TLS roots, the dynamic
  * linker, the time zone, the alternatives that name e.g. java. Everything else in /etc (shadow,
- * ssh host keys, the operator's settings) stays hidden.
+ * ssh host keys, the operator's settings) stays hidden. Of the TLS folders only the public parts:
+ * /etc/ssl/private and /etc/pki/tls/private hold the host's keys, and a task of a server that runs
+ * as root runs as their owner (the user namespace maps nobody to the server's uid).
  */
 export const ETC_ENTRIES = [
   'passwd',
@@ -20,10 +22,14 @@ export const ETC_ENTRIES = [
   'gai.conf',
   'services',
   'protocols',
-  'ssl',
+  'ssl/certs',
+  'ssl/openssl.cnf',
   'ca-certificates',
   'ca-certificates.conf',
-  'pki',
+  'pki/ca-trust',
+  'pki/tls/certs',
+  'pki/tls/cert.pem',
+  'pki/tls/openssl.cnf',
   'alternatives',
   'ld.so.cache',
   'ld.so.conf',
