@@ -112,7 +112,8 @@ export interface JobEventDeps {
  * as they happen, as Server-Sent Events, until the job ends:
  *
  * - `log` `{offset, text}`: whole lines of the log (id: the offset after them, to resume from);
- * - `status` `{status, statusMessage, arrayTasks?}`: at once, then at each change;
+ * - `status` `{status, statusMessage, arrayTasks?}`: at once, then at each change that a look at the
+ *   job's row sees (one every POLL_MS: a state that lasts less can be skipped, the final one never is);
  * - `end` `{status, statusMessage, exitCode}`: the job ended (after the last of its log); the stream closes.
  *
  * 404 for a job that is not the workspace's, before anything is streamed.
