@@ -68,16 +68,16 @@ try {
   const [machine1, threads1, spawner1] = [machineBusy(), threads(), times(spawner)];
   console.log(`${JOBS} jobs (${result.completed} completed) in ${seconds.toFixed(1)} s; CPU ms per job:`);
   console.log(`  machine: ${perJob(machine1 - machine0)}`);
-  let accounted = 0;
+  // Ticks of every figure below, so that the last line is what none of them holds.
+  let accounted = (result.cpuMs * CLOCK_TICKS) / 1000;
   for (const [tid, after] of threads1) {
     const before = threads0.get(tid) ?? { user: 0, sys: 0 };
-    accounted += after.user + after.sys - before.user - before.sys;
-    if (after.user + after.sys > before.user + before.sys)
-      console.log(`  server thread ${tid}: user ${perJob(after.user - before.user)}, sys ${perJob(after.sys - before.sys)}`);
+    const spent = after.user + after.sys - before.user - before.sys;
+    accounted += spent;
+    if (spent > 0) console.log(`  server thread ${tid}: user ${perJob(after.user - before.user)}, sys ${perJob(after.sys - before.sys)}`);
   }
-  accounted += spawner1.user + spawner1.sys + spawner1.childUser + spawner1.childSys;
-  accounted -= spawner0.user + spawner0.sys + spawner0.childUser + spawner0.childSys;
-  accounted += (result.cpuMs * CLOCK_TICKS) / 1000;
+  const withChildren = (t) => t.user + t.sys + t.childUser + t.childSys;
+  accounted += withChildren(spawner1) - withChildren(spawner0);
   console.log(`  spawner: user ${perJob(spawner1.user - spawner0.user)}, sys ${perJob(spawner1.sys - spawner0.sys)}`);
   console.log(
     `  spawner's children (wrapper, bwrap's outer process): user ${perJob(spawner1.childUser - spawner0.childUser)}, sys ${perJob(spawner1.childSys - spawner0.childSys)}`,
