@@ -229,6 +229,12 @@ export const CONFIG_KEYS = {
     default: 'auto',
     doc: "How job tasks are held to their CPUs and memory: auto (a cgroup per task under the server's own: v2 where the unified hierarchy has the memory and cpu controllers, else v1 where both are mounted and writable) or none; without limits each job's log says so.",
   },
+  nativeSpawn: {
+    env: 'RUNYARD_NATIVE_SPAWN',
+    schema: Type.Union([Type.Literal('auto'), Type.Literal('off')]),
+    default: 'auto',
+    doc: "How the spawner process starts the local executor's tasks: auto (posix_spawn through the native module that the build makes where a C compiler and Node's headers are found; else Node's spawn) or off (Node's spawn, which forks the spawner).",
+  },
   nextflowBin: {
     env: 'RUNYARD_NEXTFLOW_BIN',
     schema: Type.String(),

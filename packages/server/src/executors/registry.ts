@@ -6,6 +6,7 @@ import { detectCgroups, readHostView } from './sandbox/cgroup.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { createSandbox, type SandboxSettings } from './sandbox/sandbox.js';
 import { SlurmExecutor } from './slurm/slurm-executor.js';
+import { defaultSpawner } from './spawner/spawner.js';
 import type { HpcClusterRecord } from '../store/hpc-cluster-lookup.js';
 
 export interface ExecutorOptions {
@@ -16,14 +17,16 @@ export interface ExecutorOptions {
 
 /** The executors of this server, by the backend name a queue gives (queues.backend). */
 export function createExecutors(
-  settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'>,
+  settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'> & Partial<Pick<Config, 'nativeSpawn'>>,
   options: ExecutorOptions = {},
 ): Record<string, Executor> {
   // The tasks' folder weighs as many processes as the CPUs they may use together (the local capacity).
   const tasksCpus = settings.localCpus || os.availableParallelism();
   const limits = new TaskLimits(() => detectCgroups(settings.cgroups, readHostView, tasksCpus));
   const sandbox = createSandbox(settings);
-  const executors: Record<string, Executor> = { local: new LocalExecutor(undefined, sandbox, limits) };
+  const executors: Record<string, Executor> = {
+    local: new LocalExecutor(undefined, sandbox, limits, defaultSpawner(settings.nativeSpawn)),
+  };
   if (options.slurmClusters) executors.slurm = new SlurmExecutor({ clusters: options.slurmClusters, sandbox, pollMs: options.slurmPollMs });
   return executors;
 }

@@ -30,87 +30,151 @@ function shTask(script: string, more: { logHead?: string } = {}) {
   return { d, log, request: { program: '/bin/sh', args: ['-c', script], cwd: d, env: { PATH }, logFile: log, ...more } };
 }
 
-// Tasks and Slurm commands are started from a small helper process (executors/spawner/).
-describe('the spawner process', () => {
-  it('starts a task detached in its own process group, its output appended to the log, and reports its end', async () => {
-    const spawner = new Spawner();
-    const { log, request } = shTask('echo out; echo err >&2; sleep 0.3');
-    const task = await spawner.startDetached(request);
-    const stat = readProcStat(task.pid);
-    assert.ok(stat, 'the task runs');
-    assert.equal(stat.startTime, task.startTime);
-    assert.equal(stat.pgrp, task.pid, 'a process group of its own');
-    assert.notEqual(task.pid, spawner.pid);
-    assert.equal(await endOf(spawner, task), 'exited');
-    assert.equal(isRunning(task.pid, task.startTime), false);
-    assert.equal(readFileSync(log, 'utf8'), 'before\nout\nerr\n');
-  });
-
-  it("writes the server's notes (logHead) to the log before the task's output, and fails a start whose log cannot be written", async () => {
-    const spawner = new Spawner();
-    const { d, log, request } = shTask('echo out', { logHead: 'Runyard: a note.\nRunyard: another.\n' });
-    const task = await spawner.startDetached(request);
-    assert.equal(await endOf(spawner, task), 'exited');
-    assert.equal(readFileSync(log, 'utf8'), 'before\nRunyard: a note.\nRunyard: another.\nout\n');
-    // A directory is no log: opening it to append fails, and nothing starts.
-    await assert.rejects(spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: d, logHead: 'x\n' }), /EISDIR/);
-    // A log that opens but takes no write (a full disk): the start fails, saying so.
-    await assert.rejects(
-      spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: '/dev/full', logHead: 'x\n' }),
-      /the task's log could not be written: ENOSPC/,
-    );
-  });
-
-  it('reports the end of a task that exits at once (its start and end may reach the server together)', async () => {
-    const spawner = new Spawner();
-    const d = dir();
-    for (let i = 0; i < 20; i++) {
-      const task = await spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
-      assert.equal(await endOf(spawner, task), 'exited');
-    }
-  });
-
-  it('gives a task only the environment it is given', async () => {
-    const spawner = new Spawner();
-    const d = dir();
-    const task = await spawner.startDetached({
-      program: '/usr/bin/env',
-      args: [],
-      cwd: d,
-      env: { ONLY: 'this', PATH },
-      logFile: path.join(d, 'env.txt'),
+// Tasks are started detached from a small helper process (executors/spawner/), with posix_spawn
+// where the native module is built (the build makes it here: scripts/build-native.mjs), else with
+// Node's spawn (RUNYARD_NATIVE_SPAWN=off). Each way passes the same tests.
+for (const { way, nativeSpawn } of [
+  { way: 'posix_spawn', nativeSpawn: 'auto' },
+  { way: "Node's spawn", nativeSpawn: 'off' },
+] as const) {
+  describe(`the spawner process: detached tasks through ${way}`, () => {
+    it('says how it starts them', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const starts = await spawner.detachedStarts();
+      if (nativeSpawn === 'off') assert.deepEqual(starts, { node: 'RUNYARD_NATIVE_SPAWN=off' });
+      else assert.equal(starts, 'posix_spawn', `the native module should be built and loaded: ${JSON.stringify(starts)}`);
     });
-    await endOf(spawner, task);
-    const names = readFileSync(path.join(d, 'env.txt'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split('=')[0])
-      .sort();
-    assert.deepEqual(names, ['ONLY', 'PATH']);
-  });
 
-  it('refuses what cannot start, with the reason', async () => {
-    const spawner = new Spawner();
-    const d = dir();
-    await assert.rejects(
-      spawner.startDetached({ program: '/nonexistent/program', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') }),
-      /ENOENT/,
-    );
-    await assert.rejects(
-      spawner.startDetached({ program: 'true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'no', 'such', 'dir', 'log') }),
-      /ENOENT/,
-    );
-    // A working directory that is a file: Node's spawn throws (ENOTDIR) instead of emitting 'error'; the spawner stays.
-    const before = spawner.pid;
-    const file = path.join(d, 'a-file');
-    writeFileSync(file, '');
-    await assert.rejects(
-      spawner.startDetached({ program: 'true', args: [], cwd: file, env: { PATH }, logFile: path.join(d, 'log') }),
-      /ENOTDIR/,
-    );
-    assert.equal(spawner.pid, before, 'the same spawner process');
-  });
+    it('starts a task detached in its own process group, its output appended to the log, and reports its end', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const { log, request } = shTask('echo out; echo err >&2; sleep 0.3');
+      const task = await spawner.startDetached(request);
+      const stat = readProcStat(task.pid);
+      assert.ok(stat, 'the task runs');
+      assert.equal(stat.startTime, task.startTime);
+      assert.equal(stat.pgrp, task.pid, 'a process group of its own');
+      assert.notEqual(task.pid, spawner.pid);
+      assert.equal(await endOf(spawner, task), 'exited');
+      assert.equal(isRunning(task.pid, task.startTime), false);
+      assert.equal(readFileSync(log, 'utf8'), 'before\nout\nerr\n');
+    });
 
+    it("writes the server's notes (logHead) to the log before the task's output, and fails a start whose log cannot be written", async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const { d, log, request } = shTask('echo out', { logHead: 'Runyard: a note.\nRunyard: another.\n' });
+      const task = await spawner.startDetached(request);
+      assert.equal(await endOf(spawner, task), 'exited');
+      assert.equal(readFileSync(log, 'utf8'), 'before\nRunyard: a note.\nRunyard: another.\nout\n');
+      // A directory is no log: opening it to append fails, and nothing starts.
+      await assert.rejects(
+        spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: d, logHead: 'x\n' }),
+        /EISDIR/,
+      );
+      // A log that opens but takes no write (a full disk): the start fails, saying so.
+      await assert.rejects(
+        spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: '/dev/full', logHead: 'x\n' }),
+        /the task's log could not be written: ENOSPC/,
+      );
+    });
+
+    it('reports the end of a task that exits at once (its start and end may reach the server together)', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const d = dir();
+      for (let i = 0; i < 20; i++) {
+        const task = await spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
+        assert.equal(await endOf(spawner, task), 'exited');
+      }
+    });
+
+    it('gives a task only the environment it is given', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const d = dir();
+      const task = await spawner.startDetached({
+        program: '/usr/bin/env',
+        args: [],
+        cwd: d,
+        env: { ONLY: 'this', PATH },
+        logFile: path.join(d, 'env.txt'),
+      });
+      await endOf(spawner, task);
+      const names = readFileSync(path.join(d, 'env.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split('=')[0])
+        .sort();
+      assert.deepEqual(names, ['ONLY', 'PATH']);
+    });
+
+    it('refuses what cannot start, with the reason', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const d = dir();
+      await assert.rejects(
+        spawner.startDetached({ program: '/nonexistent/program', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'log') }),
+        /ENOENT/,
+      );
+      await assert.rejects(
+        spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'no', 'such', 'dir', 'log') }),
+        /ENOENT/,
+      );
+      // A working directory that is a file: the start throws (ENOTDIR) instead of emitting 'error'; the spawner stays.
+      const before = spawner.pid;
+      const file = path.join(d, 'a-file');
+      writeFileSync(file, '');
+      await assert.rejects(
+        spawner.startDetached({ program: '/bin/true', args: [], cwd: file, env: { PATH }, logFile: path.join(d, 'log') }),
+        /ENOTDIR/,
+      );
+      assert.equal(spawner.pid, before, 'the same spawner process');
+    });
+    it('sets a task up as a detached start should: its own session, signals at their defaults, stdin /dev/null, none of its descriptors', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      // The spawner ignores SIGPIPE (Node does); the task must not. /proc tells the rest.
+      const { log, request } = shTask(
+        'echo "session $(cut -d" " -f6 /proc/$$/stat) of $$"; grep -E "^(SigBlk|SigIgn):" /proc/$$/status; ls -l /proc/$$/fd | sed -n "s/.* \\([0-9]*\\) -> \\(.*\\)/fd \\1 \\2/p"',
+      );
+      const task = await spawner.startDetached(request);
+      assert.equal(await endOf(spawner, task), 'exited');
+      assert.equal(task.exit.code, 0);
+      const text = readFileSync(log, 'utf8');
+      const mask = (name: string) => BigInt('0x' + (new RegExp(`^${name}:\\s*([0-9a-f]+)$`, 'm').exec(text)?.[1] ?? 'ffff'));
+      assert.equal(mask('SigBlk'), 0n, text);
+      // glibc's posix_spawn leaves its own two signals (32, 33) ignored; no other may be.
+      assert.equal(mask('SigIgn') & ~0x180000000n, 0n, text);
+      const fds = [...text.matchAll(/^fd (\d+) (.*)$/gm)].map((m) => ({ fd: Number(m[1]), to: m[2] }));
+      assert.deepEqual(
+        fds.filter((f) => f.fd <= 2).map((f) => f.to),
+        ['/dev/null', log, log],
+      );
+      // Nothing of the spawner's own: its channel to the server, its event loop's descriptors, a pidfd.
+      assert.deepEqual(
+        fds.filter((f) => /socket:|anon_inode:/.test(f.to)),
+        [],
+        text,
+      );
+      assert.equal(/^session (\d+) of (\d+)$/m.exec(text)?.slice(1, 3).join(' '), `${task.pid} ${task.pid}`, text);
+    });
+
+    it("reports a task's exit code, and none when a signal ended it", async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const exits = await spawner.startDetached(shTask('exit 3').request);
+      assert.equal(await endOf(spawner, exits), 'exited');
+      assert.equal(exits.exit.code, 3);
+      const killed = await spawner.startDetached(shTask('sleep 30').request);
+      process.kill(killed.pid, 'SIGKILL');
+      assert.equal(await endOf(spawner, killed), 'exited');
+      assert.equal(killed.exit.code, null);
+    });
+
+    it('refuses a NUL byte in what it would start (it would cut the word short)', async () => {
+      const spawner = new Spawner({ nativeSpawn });
+      const { request } = shTask('true');
+      await assert.rejects(spawner.startDetached({ ...request, args: ['-c', 'echo a\0rm -rf x'] }), /null bytes|NUL byte/);
+      await assert.rejects(spawner.startDetached({ ...request, env: { PATH, X: 'a\0b' } }), /null bytes|NUL byte/);
+    });
+  });
+}
+
+describe('the spawner process', () => {
   it('captures a command: exit code, stdout and stderr; a missing program is a failed run, not a crash', async () => {
     const spawner = new Spawner();
     const ok = await spawner.capture('/bin/sh', ['-c', 'echo "$1"; echo warn >&2; exit 3', 'sh', 'a b'], {
@@ -127,7 +191,7 @@ describe('the spawner process', () => {
   it('when the spawner dies, running tasks keep running, their end is "unknown", and the next request starts a new spawner', async () => {
     const spawner = new Spawner();
     const d = dir();
-    const task = await spawner.startDetached({ program: 'sleep', args: ['30'], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
+    const task = await spawner.startDetached({ program: '/bin/sleep', args: ['30'], cwd: d, env: { PATH }, logFile: path.join(d, 'log') });
     const first = spawner.pid!;
     process.kill(first, 'SIGKILL');
     assert.equal(await endOf(spawner, task), 'unknown');
@@ -180,7 +244,7 @@ describe('the spawner process', () => {
       script,
       `import { Spawner } from ${JSON.stringify(module)};\n` +
         `const s = new Spawner();\n` +
-        `const t = await s.startDetached({ program: 'true', args: [], cwd: ${JSON.stringify(d)}, env: { PATH: process.env.PATH }, logFile: ${JSON.stringify(path.join(d, 'log'))} });\n` +
+        `const t = await s.startDetached({ program: '/bin/true', args: [], cwd: ${JSON.stringify(d)}, env: { PATH: process.env.PATH }, logFile: ${JSON.stringify(path.join(d, 'log'))} });\n` +
         `const release = s.hold();\n` +
         `console.log(await t.ended);\n` +
         `release();\n`,

@@ -22,7 +22,13 @@ export interface CaptureRequest {
   maxBuffer: number;
 }
 
-export type SpawnerRequest = DetachedRequest | CaptureRequest;
+/** How the spawner starts detached tasks (for tests and diagnostics). */
+export interface AboutRequest {
+  type: 'about';
+  id: number;
+}
+
+export type SpawnerRequest = DetachedRequest | CaptureRequest | AboutRequest;
 
 export type SpawnerReply =
   /** A detached task started: its pid, and its kernel start time read before it could be reaped. */
@@ -34,7 +40,9 @@ export type SpawnerReply =
    * could not (see LocalExecutor.ended).
    */
   | { type: 'exited'; pid: number; code: number | null }
-  | { type: 'captured'; id: number; code: number; stdout: string; stderr: string };
+  | { type: 'captured'; id: number; code: number; stdout: string; stderr: string }
+  /** 'posix_spawn' (the native module), or why Node's spawn starts them. */
+  | { type: 'about'; id: number; detachedStarts: 'posix_spawn' | { node: string } };
 
 /** What sendReply needs of the spawner's process: its IPC channel to the server. */
 export interface ReplyChannel {

@@ -1,13 +1,38 @@
 // The spawner process (spawner.ts starts it): starts the server's tasks and commands. A fork costs
 // in proportion to the forking process's memory, and Node forks on the calling thread: from this
 // small process a start costs a few milliseconds, from a loaded server tens, every one stalling
-// the scheduler's thread. It exits when its parent goes; detached tasks keep running.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+// the scheduler's thread. Where the native module is built, its tasks start with posix_spawn, which
+// copies nothing of this process either (native-spawn.ts). It exits when its parent goes; detached
+// tasks keep running.
+import { execFile, spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import { readProcStat } from '../proc.js';
+import { loadNativeSpawn, NATIVE_SPAWN_ENV, nulFreeEnvironment } from './native-spawn.js';
 import { sendReply, type CaptureRequest, type DetachedRequest, type SpawnerReply, type SpawnerRequest } from './spawner-messages.js';
 
 const send = (reply: SpawnerReply): void => sendReply(process, reply);
+
+// posix_spawn where the native module is built (native-spawn.ts): no fork of this process.
+const loaded = loadNativeSpawn(process.env[NATIVE_SPAWN_ENV]);
+const native = 'spawn' in loaded ? loaded : null;
+
+/** Starts the task; answers its pid, or undefined when it failed after the call (Node's spawn: an 'error' event). */
+function startTask(request: DetachedRequest, log: number, exited: (pid: number, code: number | null) => void): number | undefined {
+  if (native && path.isAbsolute(request.program)) {
+    const pid = native.spawn(request.program, request.args, nulFreeEnvironment(request), request.cwd, log, (code) => exited(pid, code));
+    return pid;
+  }
+  const child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
+  const pid = child.pid;
+  if (pid === undefined) {
+    child.once('error', (e) => send({ type: 'failed', id: request.id, message: e.message }));
+    return undefined;
+  }
+  child.on('error', () => undefined);
+  child.once('exit', (code) => exited(pid, code));
+  return pid;
+}
 
 function startDetached(request: DetachedRequest): void {
   let log: number;
@@ -23,23 +48,17 @@ function startDetached(request: DetachedRequest): void {
     return send({ type: 'failed', id: request.id, message: `the task's log could not be written: ${(e as Error).message}` });
   }
   try {
-    let child: ChildProcess;
+    let pid: number | undefined;
     try {
-      child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
+      pid = startTask(request, log, (pid, code) => send({ type: 'exited', pid, code }));
     } catch (e) {
       // Some failures throw rather than emit 'error' (a working directory that is not one: ENOTDIR).
       return send({ type: 'failed', id: request.id, message: (e as Error).message });
     }
-    const pid = child.pid;
-    if (pid === undefined) {
-      child.once('error', (e) => send({ type: 'failed', id: request.id, message: e.message }));
-      return;
-    }
-    child.on('error', () => undefined);
-    // Not reaped before its 'exit' event: the pid is still this child's.
+    if (pid === undefined) return;
+    // Not reaped before its end is reported: the pid is still this child's.
     const stat = readProcStat(pid);
     if (!stat) return send({ type: 'failed', id: request.id, message: `the task (pid ${pid}) vanished before it could be identified` });
-    child.once('exit', (code) => send({ type: 'exited', pid, code }));
     send({ type: 'started', id: request.id, pid, startTime: stat.startTime });
   } finally {
     closeSync(log);
@@ -57,6 +76,12 @@ function capture(request: CaptureRequest): void {
 process.on('message', (request: SpawnerRequest) => {
   if (request.type === 'detached') startDetached(request);
   else if (request.type === 'capture') capture(request);
+  else if (request.type === 'about')
+    send({
+      type: 'about',
+      id: request.id,
+      detachedStarts: native ? 'posix_spawn' : { node: 'unavailable' in loaded ? loaded.unavailable : '' },
+    });
 });
 // The parent is gone (or let go of it): nothing is left to report to.
 process.on('disconnect', () => process.exit(0));

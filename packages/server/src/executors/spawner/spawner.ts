@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { NATIVE_SPAWN_ENV } from './native-spawn.js';
 import type { CaptureRequest, DetachedRequest, SpawnerReply, SpawnerRequest } from './spawner-messages.js';
 
 /** A task started detached: its identity, and its end as the spawner saw it. */
@@ -42,6 +43,9 @@ export class Spawner {
   private readonly running = new Map<number, Running>();
   private holds = 0;
 
+  /** nativeSpawn (the setting of that name): 'off' starts tasks through Node's spawn even where the native module is built. */
+  constructor(private readonly options: { nativeSpawn?: 'auto' | 'off' } = {}) {}
+
   /** Starts a task in a process group of its own, stdout and stderr appended to logFile. */
   async startDetached(request: Omit<DetachedRequest, 'type' | 'id'>): Promise<DetachedTask> {
     const { reply, ended, exit } = await this.ask({ type: 'detached', id: 0, ...request });
@@ -59,6 +63,13 @@ export class Spawner {
     const { reply } = await this.ask({ type: 'capture', id: 0, program, args, ...options } satisfies CaptureRequest);
     if (reply.type !== 'captured') throw new Error(`the spawner answered ${reply.type}`);
     return { code: reply.code, stdout: reply.stdout, stderr: reply.stderr };
+  }
+
+  /** How the helper starts detached tasks: 'posix_spawn', or Node's spawn and why. */
+  async detachedStarts(): Promise<'posix_spawn' | { node: string }> {
+    const { reply } = await this.ask({ type: 'about', id: 0 });
+    if (reply.type !== 'about') throw new Error(`the spawner answered ${reply.type}`);
+    return reply.detachedStarts;
   }
 
   /** The helper's pid while it runs. */
@@ -98,7 +109,7 @@ export class Spawner {
     // is some of them (a start here cost 0.4-0.6 ms less, parent and child, on a 2-core VM).
     const child = spawn(process.execPath, ['--single-threaded', ENTRY], {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
-      env: { PATH: process.env.PATH ?? '' },
+      env: { PATH: process.env.PATH ?? '', ...(this.options.nativeSpawn === 'off' && { [NATIVE_SPAWN_ENV]: 'off' }) },
     });
     child.on('message', (reply: SpawnerReply) => this.received(reply));
     child.on('error', () => undefined);
@@ -154,9 +165,11 @@ export class Spawner {
   }
 }
 
-let shared: Spawner | undefined;
+const shared = new Map<string, Spawner>();
 
-/** This thread's spawner. */
-export function defaultSpawner(): Spawner {
-  return (shared ??= new Spawner());
+/** This thread's spawner (one for each setting of nativeSpawn). */
+export function defaultSpawner(nativeSpawn: 'auto' | 'off' = 'auto'): Spawner {
+  let spawner = shared.get(nativeSpawn);
+  if (!spawner) shared.set(nativeSpawn, (spawner = new Spawner({ nativeSpawn })));
+  return spawner;
 }

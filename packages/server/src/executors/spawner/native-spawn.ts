@@ -1,0 +1,48 @@
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** The native module (packages/server/native/posix-spawn.c, built by scripts/build-native.mjs). */
+export interface NativeSpawn {
+  /**
+   * Starts `program` (an absolute path) with argv [program, ...args], exactly the environment `env`
+   * ("NAME=value"), in `cwd`, in a session of its own, stdin /dev/null, stdout and stderr `outFd`.
+   * Answers its pid; throws as Node's spawn does ("spawn <program> ENOENT", code ENOENT).
+   * onExit gets its exit code (null when a signal ended it) and that signal's number.
+   */
+  spawn(
+    program: string,
+    args: string[],
+    env: string[],
+    cwd: string,
+    outFd: number,
+    onExit: (code: number | null, signal: number | null) => void,
+  ): number;
+}
+
+/** Where the build puts it, from this file in src/ (tests) or dist/: packages/server/native/build. */
+const MODULE = fileURLToPath(new URL('../../../native/build/posix-spawn.node', import.meta.url));
+
+/** Set to `off` in the spawner process's environment (by Spawner, from the setting nativeSpawn): Node's spawn, always. */
+export const NATIVE_SPAWN_ENV = 'RUNYARD_NATIVE_SPAWN';
+
+/** The native module, or why it is not used. */
+export function loadNativeSpawn(setting: string | undefined): NativeSpawn | { unavailable: string } {
+  if (setting === 'off') return { unavailable: `${NATIVE_SPAWN_ENV}=off` };
+  try {
+    return createRequire(import.meta.url)(MODULE) as NativeSpawn;
+  } catch (e) {
+    return { unavailable: (e as Error).message.split('\n')[0] ?? 'not loadable' };
+  }
+}
+
+/**
+ * The program's words and environment as the native module takes them. A NUL byte would cut a C
+ * string short (and so change the command): refused, as Node's spawn refuses it.
+ */
+export function nulFreeEnvironment(request: { program: string; args: string[]; cwd: string; env: Record<string, string> }): string[] {
+  const env = Object.entries(request.env).map(([name, value]) => `${name}=${value}`);
+  for (const word of [request.program, request.cwd, ...request.args, ...env])
+    if (word.includes('\0'))
+      throw new TypeError(`A NUL byte in the task's command, working directory or environment: ${JSON.stringify(word)}`);
+  return env;
+}

@@ -1,0 +1,46 @@
+// Builds the server's native part (packages/server/native): posix-spawn.node, with which the
+// spawner starts tasks without a fork (posix-spawn.c says why). Best effort: without a C compiler
+// or Node's headers the build says so and the spawner uses Node's spawn, as before.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const source = path.join(root, 'packages/server/native/posix-spawn.c');
+const output = path.join(root, 'packages/server/native/build/posix-spawn.node');
+
+/** Node's headers: beside its binary (official builds, Debian's nodejs), or npm's nodedir. */
+function nodeHeaders() {
+  const candidates = [path.join(path.dirname(path.dirname(process.execPath)), 'include/node')];
+  if (process.env.npm_config_nodedir) candidates.push(path.join(process.env.npm_config_nodedir, 'include/node'));
+  return candidates.find((dir) => existsSync(path.join(dir, 'node_api.h')) && existsSync(path.join(dir, 'uv.h')));
+}
+
+function build() {
+  if (process.platform !== 'linux') return 'posix-spawn is built on Linux only';
+  const headers = nodeHeaders();
+  if (!headers) return "Node's headers (node_api.h, uv.h) were not found";
+  // Made already from this source (a build runs at every `npm start`).
+  if (existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs) return null;
+  mkdirSync(path.dirname(output), { recursive: true });
+  const cc = process.env.CC || 'cc';
+  // Written beside it, then renamed over it: a running server's spawner has the old one mapped, and
+  // a compiler writing into that file in place would pull it from under the process.
+  const draft = `${output}.${process.pid}`;
+  try {
+    execFileSync(cc, ['-O2', '-Wall', '-shared', '-fPIC', '-I', headers, '-o', draft, source], { stdio: ['ignore', 'inherit', 'pipe'] });
+    renameSync(draft, output);
+  } catch (e) {
+    rmSync(draft, { force: true });
+    return `${cc} failed: ${String(e.stderr || e.message)
+      .trim()
+      .split('\n')
+      .slice(0, 5)
+      .join(' ')}`;
+  }
+  return null;
+}
+
+const failed = build();
+if (failed) console.log(`runyard: the native spawner was not built (${failed}); tasks start through Node's spawn.`);
