@@ -17,6 +17,7 @@ import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
 import { UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
+import { nativeSpawnNote } from './executors/spawner/native-spawn.js';
 import { migrateToLatest } from './store/migrate.js';
 import { startBackgroundWork } from './background/background-work.js';
 import { lowerApiThreadPriority } from './background/api-thread-priority.js';
@@ -85,6 +86,9 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     if (sessionsUrl) out(`Interactive sessions' web UIs are served at ${sessionsUrl} (RUNYARD_SESSIONS_URL)`);
     out(wdlEngineLine(config));
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+    // The local executor runs in this process's scheduler (role all) only.
+    const spawnNote = config.role === 'all' ? nativeSpawnNote(config.nativeSpawn) : null;
+    if (spawnNote) out(spawnNote);
     const admin = await createInitialAdmin(store.db);
     if (admin) {
       const file = writeInitialAdminFile(config.dataDir, url, admin);
@@ -145,6 +149,8 @@ export async function startSchedulerProcess(
   const work = startBackgroundWork(config, log);
   out(`Runyard ${VERSION} scheduler ${work.schedulerId} is running (database: ${work.databaseKind}); role scheduler serves no API.`);
   if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+  const spawnNote = nativeSpawnNote(config.nativeSpawn);
+  if (spawnNote) out(spawnNote);
   return { schedulerId: work.schedulerId, close: () => work.stop() };
 }
 

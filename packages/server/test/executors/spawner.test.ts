@@ -6,6 +6,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { isRunning, readProcStat } from '../../src/executors/proc.js';
+import { nativeSpawnNote } from '../../src/executors/spawner/native-spawn.js';
 import { Spawner, type DetachedTask } from '../../src/executors/spawner/spawner.js';
 
 const run = promisify(execFile);
@@ -175,6 +176,13 @@ for (const { way, nativeSpawn } of [
 }
 
 describe('the spawner process', () => {
+  it("notes at the server's start when tasks will not start through posix_spawn (the module is not built)", () => {
+    assert.equal(nativeSpawnNote('auto'), null, 'built here: no note');
+    assert.equal(nativeSpawnNote('off'), null, 'asked for: no note');
+    const note = nativeSpawnNote('auto', path.join(dir(), 'posix-spawn.node'));
+    assert.match(note ?? '', /^Note: job tasks start through Node's spawn, not posix_spawn \(Cannot find module .*posix-spawn\.node/);
+  });
+
   it('captures a command: exit code, stdout and stderr; a missing program is a failed run, not a crash', async () => {
     const spawner = new Spawner();
     const ok = await spawner.capture('/bin/sh', ['-c', 'echo "$1"; echo warn >&2; exit 3', 'sh', 'a b'], {

@@ -26,18 +26,34 @@ const MODULE = fileURLToPath(new URL('../../../native/build/posix-spawn.node', i
 export const NATIVE_SPAWN_ENV = 'RUNYARD_NATIVE_SPAWN';
 
 /** The native module, or why it is not used. */
-export function loadNativeSpawn(setting: string | undefined): NativeSpawn | { unavailable: string } {
+export function loadNativeSpawn(setting: string | undefined, module = MODULE): NativeSpawn | { unavailable: string } {
   if (setting === 'off') return { unavailable: `${NATIVE_SPAWN_ENV}=off` };
   try {
-    return createRequire(import.meta.url)(MODULE) as NativeSpawn;
+    return createRequire(import.meta.url)(module) as NativeSpawn;
   } catch (e) {
     return { unavailable: (e as Error).message.split('\n')[0] ?? 'not loadable' };
   }
 }
 
 /**
- * The program's words and environment as the native module takes them. A NUL byte would cut a C
- * string short (and so change the command): refused, as Node's spawn refuses it.
+ * The start's note where tasks will not start through posix_spawn although the setting is auto
+ * (the module was not built: no C compiler or Node's headers), else null. The server process loads
+ * the module as its spawner will, to tell.
+ */
+export function nativeSpawnNote(setting: 'auto' | 'off', module = MODULE): string | null {
+  if (setting === 'off') return null;
+  const loaded = loadNativeSpawn(setting, module);
+  if ('spawn' in loaded) return null;
+  return (
+    `Note: job tasks start through Node's spawn, not posix_spawn (${loaded.unavailable}), at a few milliseconds more CPU a task; ` +
+    `a build with a C compiler and Node's headers makes the native module (scripts/build-native.mjs).`
+  );
+}
+
+/**
+ * The task's environment as the native module takes it ("NAME=value"), once its program, working
+ * directory, arguments and environment are checked: a NUL byte would cut a C string short (and so
+ * change the command), so it is refused, as Node's spawn refuses it.
  */
 export function nulFreeEnvironment(request: { program: string; args: string[]; cwd: string; env: Record<string, string> }): string[] {
   const env = Object.entries(request.env).map(([name, value]) => `${name}=${value}`);
