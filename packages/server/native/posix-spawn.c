@@ -48,7 +48,13 @@ static napi_value throw_errno(napi_env env, const char *what, int err) {
   return NULL;
 }
 
-/** A JS string as a malloc'd C string; NULL (with a TypeError thrown) when it is not a string. */
+/** Every NULL this module's helpers answer comes with a pending exception: spawn() then throws, never answers nothing. */
+static void *out_of_memory(napi_env env) {
+  napi_throw_error(env, "ENOMEM", "spawn: out of memory");
+  return NULL;
+}
+
+/** A JS string as a malloc'd C string; NULL (with an error thrown) when it is not a string or memory ran out. */
 static char *string_of(napi_env env, napi_value value) {
   size_t length;
   if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) {
@@ -56,7 +62,8 @@ static char *string_of(napi_env env, napi_value value) {
     return NULL;
   }
   char *text = malloc(length + 1);
-  if (text) napi_get_value_string_utf8(env, value, text, length + 1, &length);
+  if (!text) return out_of_memory(env);
+  napi_get_value_string_utf8(env, value, text, length + 1, &length);
   return text;
 }
 
@@ -75,8 +82,8 @@ static char **list_of(napi_env env, napi_value array, const char *first) {
   }
   size_t offset = first ? 1 : 0;
   char **list = calloc(n + offset + 1, sizeof *list);
-  if (!list) return NULL;
-  if (first && !(list[0] = strdup(first))) return free_list(list), NULL;
+  if (!list) return out_of_memory(env);
+  if (first && !(list[0] = strdup(first))) return free_list(list), out_of_memory(env);
   for (uint32_t i = 0; i < n; i++) {
     napi_value item;
     napi_get_element(env, array, i, &item);
