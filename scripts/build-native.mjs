@@ -19,10 +19,10 @@ function nodeHeaders() {
 
 function build() {
   if (process.platform !== 'linux') return 'posix-spawn is built on Linux only';
+  // Made already from this source (a build runs at every `npm start`): nothing to look for.
+  if (existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs) return null;
   const headers = nodeHeaders();
   if (!headers) return "Node's headers (node_api.h, uv.h) were not found";
-  // Made already from this source (a build runs at every `npm start`).
-  if (existsSync(output) && statSync(output).mtimeMs >= statSync(source).mtimeMs) return null;
   mkdirSync(path.dirname(output), { recursive: true });
   const cc = process.env.CC || 'cc';
   // Written beside it, then renamed over it: a running server's spawner has the old one mapped, and

@@ -42,7 +42,7 @@ export function loadNativeSpawn(setting: string | undefined, module = MODULE): N
  */
 export function nativeSpawnNote(setting: 'auto' | 'off', module = MODULE): string | null {
   if (setting === 'off') return null;
-  const loaded = loadNativeSpawn(setting, module);
+  const loaded = loadNativeSpawn('auto', module);
   if ('spawn' in loaded) return null;
   return (
     `Note: job tasks start through Node's spawn, not posix_spawn (${loaded.unavailable}), at a few milliseconds more CPU a task; ` +

@@ -16,6 +16,7 @@ const send = (reply: SpawnerReply): void => sendReply(process, reply);
 // posix_spawn where the native module is built (native-spawn.ts): no fork of this process.
 const loaded = loadNativeSpawn(process.env[NATIVE_SPAWN_ENV]);
 const native = 'spawn' in loaded ? loaded : null;
+const detachedStarts = 'spawn' in loaded ? 'posix_spawn' : { node: loaded.unavailable };
 
 /** Starts the task; answers its pid, or undefined when it failed after the call (Node's spawn: an 'error' event). */
 function startTask(request: DetachedRequest, log: number, exited: (pid: number, code: number | null) => void): number | undefined {
@@ -76,12 +77,7 @@ function capture(request: CaptureRequest): void {
 process.on('message', (request: SpawnerRequest) => {
   if (request.type === 'detached') startDetached(request);
   else if (request.type === 'capture') capture(request);
-  else if (request.type === 'about')
-    send({
-      type: 'about',
-      id: request.id,
-      detachedStarts: native ? 'posix_spawn' : { node: 'unavailable' in loaded ? loaded.unavailable : '' },
-    });
+  else if (request.type === 'about') send({ type: 'about', id: request.id, detachedStarts });
 });
 // The parent is gone (or let go of it): nothing is left to report to.
 process.on('disconnect', () => process.exit(0));
