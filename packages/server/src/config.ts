@@ -107,7 +107,7 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_SCHEDULER_POLL_MS',
     schema: Type.Integer({ minimum: 10, maximum: 600_000 }),
     default: 1000,
-    doc: 'Milliseconds between scheduler passes (claims, expired leases, aborts); submissions in this process wake it at once.',
+    doc: 'Milliseconds between scheduler passes (claims, expired leases, aborts); submissions and aborts in this process wake it at once (under a stream of them, at most every 20 ms).',
   },
   slurmPollMs: {
     env: 'RUNYARD_SLURM_POLL_MS',
