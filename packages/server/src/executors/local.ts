@@ -23,6 +23,9 @@ function abortable<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   });
 }
 
+/** How long the end of a task that this process started, and that nobody waited for yet, is kept for a wait. */
+const UNCLAIMED_END_KEPT_MS = 10 * 60_000;
+
 /** A local task's identity: the wrapper's pid and its kernel start time (a reused pid has another). */
 export interface LocalId extends ExternalId {
   backend: 'local';
@@ -97,7 +100,10 @@ export class LocalExecutor implements Executor {
     }
     const { pid } = started;
     this.children.set(pid, started);
-    void started.ended.then(() => this.children.get(pid) === started && this.children.delete(pid));
+    // Its end may reach this process before anyone waits for it (a task that exits at once): the entry
+    // stays for wait, which takes it; one that nobody waits for goes a while after its end.
+    const forget = () => this.children.get(pid) === started && this.children.delete(pid);
+    void started.ended.then(() => setTimeout(forget, UNCLAIMED_END_KEPT_MS).unref());
     return {
       backend: 'local',
       pid,
@@ -135,6 +141,7 @@ export class LocalExecutor implements Executor {
       try {
         seen = await abortable(own.ended, signal);
         seenCode = own.exit.code;
+        if (this.children.get(id.pid) === own) this.children.delete(id.pid);
       } finally {
         release();
       }

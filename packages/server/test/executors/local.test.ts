@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
 import type { Sandbox } from '../../src/executors/sandbox/sandbox.js';
-import { groupMembers, parseProcStat, readProcStat } from '../../src/executors/proc.js';
+import { groupMembers, isRunning, parseProcStat, readProcStat } from '../../src/executors/proc.js';
 import { groupRunning } from './group.js';
 import { claimFileOf, fenceAttempt, recordFileOf, WRAPPER_SCRIPT } from '../../src/executors/wrapper.js';
 
@@ -76,6 +76,13 @@ describe('local executor', { timeout: 300_000 }, () => {
     assert.equal(readFileSync(recordFileOf(again.control), 'utf8'), `${id2.pid} ${id2.startTime}\n`, 'the claim, and no status');
     assert.match(readFileSync(again.log, 'utf8'), /cannot set up/);
     assert.equal(existsSync(path.join(again.dir, 'ran')), false);
+    // Its end reached this process before anyone waited for it (an end that follows the start at once, on
+    // a busy host): the wait still gets the spawner's exit code.
+    const late = scratch();
+    const id3 = (await executor2.launch(bash('touch ran', late.dir, late.log), late.control)) as LocalId;
+    await waitUntil('the wrapper ended', () => !isRunning(id3.pid, id3.startTime));
+    await sleep(300);
+    assert.deepEqual(await executor2.wait(late.control, id3), { state: 'exited', exitCode: 3 });
   });
 
   it('the task is the leader of a new process group and session, and gets exactly the environment given', async () => {

@@ -129,9 +129,11 @@ for (const { way, nativeSpawn } of [
     });
     it('sets a task up as a detached start should: its own session, signals at their defaults, stdin /dev/null, none of its descriptors', async () => {
       const spawner = new Spawner({ nativeSpawn });
-      // The spawner ignores SIGPIPE (Node does); the task must not. /proc tells the rest.
+      // The spawner ignores SIGPIPE (Node does); the task must not. /proc tells the rest. The masks are
+      // read by the task's own process (grep exec'd in its place): dash blocks every signal around
+      // each fork, so a child reading its shell's /proc/<pid>/status may see that moment's mask.
       const { log, request } = shTask(
-        'echo "session $(cut -d" " -f6 /proc/$$/stat) of $$"; grep -E "^(SigBlk|SigIgn):" /proc/$$/status; ls -l /proc/$$/fd | sed -n "s/.* \\([0-9]*\\) -> \\(.*\\)/fd \\1 \\2/p"',
+        'echo "session $(cut -d" " -f6 /proc/$$/stat) of $$"; ls -l /proc/$$/fd | sed -n "s/.* \\([0-9]*\\) -> \\(.*\\)/fd \\1 \\2/p"; exec grep -E "^(SigBlk|SigIgn):" /proc/self/status',
       );
       const task = await spawner.startDetached(request);
       assert.equal(await endOf(spawner, task), 'exited');
