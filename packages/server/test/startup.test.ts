@@ -4,10 +4,12 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { freshDatabaseUrl, usingPostgres } from '../../../test/support/database.js';
 import { running, startMain, stop } from '../../../test/support/server-process.js';
 import { selfSignedCertificate } from '../../../test/support/tls.js';
+import { detectCgroups } from '../src/executors/sandbox/cgroup.js';
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -73,6 +75,29 @@ describe('startup (node dist/main.js)', () => {
     assert.equal(count(p.stdout(), first.apikey), 0);
     assert.equal(readFileSync(path.join(dataDir, 'initial-admin.json'), 'utf8'), before);
   });
+
+  it(
+    "role all, where cgroup v1's cpu controller is writable: the background thread runs in runyard-dispatch, the API's thread does not",
+    {
+      skip: detectCgroups('auto').version === 1 ? false : 'this host has no writable cgroup v1 controllers',
+    },
+    async () => {
+      const p = startMain(env);
+      try {
+        await p.waitFor(/is listening on/);
+        const pid = p.child.pid!;
+        const cpuGroup = (file: string) => /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1];
+        assert.doesNotMatch(cpuGroup(`/proc/${pid}/cgroup`) ?? '', /runyard-dispatch/, "the API's (main) thread");
+        const moved = () =>
+          readdirSync(`/proc/${pid}/task`).filter((tid) => /\/runyard-dispatch$/.test(cpuGroup(`/proc/${pid}/task/${tid}/cgroup`) ?? ''));
+        // The background thread may start after the API listens.
+        for (const deadline = Date.now() + 30_000; moved().length === 0 && Date.now() < deadline;) await sleep(50);
+        assert.equal(moved().length, 1, 'one thread: the background one');
+      } finally {
+        assert.equal(await stop(p), 0, p.stderr());
+      }
+    },
+  );
 
   it('a bad configuration: exit code 1 and every problem on stderr', async () => {
     const p = startMain({ ...env, RUNYARD_PORT: 'eighty', RUNYARD_LOG_LEVEL: 'loud' });

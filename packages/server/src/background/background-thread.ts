@@ -11,7 +11,7 @@ const port = parentPort!;
 const { env, logFormat, threadTurns } = workerData as BackgroundThreadData;
 const config = loadConfig(env);
 const log = pino({ level: config.logLevel }, logStreamFor(logFormat));
-const work = startBackgroundWork(config, log, { threadTurns });
+const work = startBackgroundWork(config, log, { threadTurns }, true);
 const send = (message: FromBackground) => port.postMessage(message);
 
 port.on('message', (message: ToBackground) => {

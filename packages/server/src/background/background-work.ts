@@ -19,11 +19,21 @@ export interface BackgroundWork {
   stop(options?: { releaseLeases?: boolean }): Promise<void>;
 }
 
-/** Starts the scheduler (local executor, and Slurm for the registered clusters) and the deletion worker. The database is migrated already. */
-export function startBackgroundWork(config: Config, log: Logger, storeOptions: StoreOptions = {}): BackgroundWork {
+/**
+ * Starts the scheduler (local executor, and Slurm for the registered clusters) and the deletion worker. The database is migrated already.
+ * besideApi: this thread is the background thread of a process that also serves the API (role all).
+ */
+export function startBackgroundWork(config: Config, log: Logger, storeOptions: StoreOptions = {}, besideApi = false): BackgroundWork {
   const store = openStore(databaseUrlOf(config), storeOptions);
   const blobs = createBlobStore(config);
   const executors = createExecutors(config, { slurmClusters: hpcClusterLookup(store.db), slurmPollMs: config.slurmPollMs });
+  // This thread launches and follows the local tasks: with the spawner, it leaves the group where the API's thread
+  // (and on a shared host, its clients) would take most of the CPU. A process of its own (role scheduler) has no API
+  // to compete with, and its main thread stays where /proc/self/cgroup, which finds the tasks' folder, says it is.
+  if (besideApi) {
+    const unplaced = executors.local.placeDispatchers();
+    if (unplaced) log.debug(`the scheduler's thread keeps the server's CPU weight: ${unplaced}`);
+  }
   const scheduler = new Scheduler({ store, config, blobs, executors });
   const deletionWorker = new DeletionWorker({ db: store.db, blobs, pollMs: config.deletionPollMs });
   const engineSweep = new EngineServerSweep(store.db, config);

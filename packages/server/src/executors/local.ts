@@ -2,7 +2,7 @@ import { localArrayTask } from './array-run.js';
 import { logLinesText, makeTaskDirectories } from './task-files.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
-import { groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
+import { currentThreadId, groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
 import { TaskLimits } from './sandbox/limits.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, readPidFile, STATUS_FD, wrapperArgv } from './wrapper.js';
@@ -67,6 +67,18 @@ export class LocalExecutor implements Executor {
     private readonly limits = new TaskLimits(),
     private readonly spawner: Spawner = defaultSpawner(),
   ) {}
+
+  /**
+   * Runs this executor's part of the job path in the dispatch cgroup (sandbox/cgroup.ts): the calling
+   * thread, which must be the one that launches and follows the tasks (the scheduler's), and the
+   * spawner, now and whenever it starts again. Null when the thread was moved, else why not.
+   */
+  placeDispatchers(): string | null {
+    this.spawner.onStart((pid) => void this.limits.placeDispatcher({ process: pid }));
+    const thread = currentThreadId();
+    if (thread === null) return 'this system tells no thread ids (/proc/thread-self)';
+    return this.limits.placeDispatcher({ thread });
+  }
 
   async launch(spec: TaskSpec, control: AttemptControl): Promise<LocalId> {
     // An array task runs as one: its driver runs the rows (array-run.ts).

@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
 /** The fields of /proc/<pid>/stat that identify a process and tell whether it still runs. */
 export interface ProcStat {
@@ -27,6 +27,16 @@ export function parseProcStat(text: string): ProcStat | null {
 export function readProcStat(pid: number): ProcStat | null {
   try {
     return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** The kernel's id of the calling thread (Node tells none; /proc/thread-self is "<pid>/task/<tid>"), or null. */
+export function currentThreadId(): number | null {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    return Number.isInteger(tid) && tid > 0 ? tid : null;
   } catch {
     return null;
   }

@@ -19,12 +19,12 @@ export interface ExecutorOptions {
 export function createExecutors(
   settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'> & Partial<Pick<Config, 'nativeSpawn'>>,
   options: ExecutorOptions = {},
-): Record<string, Executor> {
+): Record<string, Executor> & { local: LocalExecutor } {
   // The tasks' folder weighs as many processes as the CPUs they may use together (the local capacity).
   const tasksCpus = settings.localCpus || os.availableParallelism();
   const limits = new TaskLimits(() => detectCgroups(settings.cgroups, readHostView, tasksCpus));
   const sandbox = createSandbox(settings);
-  const executors: Record<string, Executor> = {
+  const executors: Record<string, Executor> & { local: LocalExecutor } = {
     local: new LocalExecutor(undefined, sandbox, limits, defaultSpawner(settings.nativeSpawn)),
   };
   if (options.slurmClusters) executors.slurm = new SlurmExecutor({ clusters: options.slurmClusters, sandbox, pollMs: options.slurmPollMs });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { AttemptControl, TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
-import { groupMembers, isLive, readProcStat } from '../../src/executors/proc.js';
+import { currentThreadId, groupMembers, isLive, readProcStat } from '../../src/executors/proc.js';
+import { Spawner } from '../../src/executors/spawner/spawner.js';
 import { detectCgroups, readHostView, tasksFolderWeight, type Cgroups, type HostView } from '../../src/executors/sandbox/cgroup.js';
 import { groupNameOf, TaskLimits } from '../../src/executors/sandbox/limits.js';
 import { createSandbox, defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -103,6 +104,38 @@ describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeo
   });
 });
 
+describe('the dispatch group on this host (v1)', { timeout: 120_000, skip: v1 }, () => {
+  it("takes the thread that launches the tasks and the spawner, not the process's other threads; a task without resources runs in the tasks' unlimited group", async () => {
+    const cpuDir = ownV1Dir('cpu');
+    const dispatch = path.join(cpuDir, 'runyard-dispatch');
+    const thread = currentThreadId()!;
+    const spawner = new Spawner();
+    const executor = new LocalExecutor(50, UNCONFINED, new TaskLimits(() => detectCgroups('auto', readHostView, 3)), spawner);
+    try {
+      assert.equal(executor.placeDispatchers(), null);
+      assert.ok(readFileSync(path.join(dispatch, 'tasks'), 'utf8').split('\n').includes(String(thread)), 'this thread is in the group');
+      assert.equal(readFileSync(path.join(dispatch, 'cpu.shares'), 'utf8').trim(), '3072', "weighted as the tasks' folder");
+      const { dir, control, task } = scratch();
+      const id = (await executor.launch(task('cat /proc/self/cgroup'), control)) as LocalId;
+      assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+      // The spawner started with the first task, and went into the group before it started anything.
+      assert.match(readFileSync(`/proc/${spawner.pid}/cgroup`, 'utf8'), /^\d+:([^:]*,)?cpu(,[^:]*)?:.*\/runyard-dispatch$/m);
+      assert.match(logOf(dir), /^\d+:([^:]*,)?cpu(,[^:]*)?:.*\/runyard\/unlimited$/m);
+      // The process's other threads (V8's, libuv's) stay where they were.
+      const members = readFileSync(path.join(dispatch, 'tasks'), 'utf8').split('\n');
+      const others = readdirSync('/proc/self/task').filter((tid) => tid !== String(thread));
+      assert.ok(others.length > 0);
+      assert.deepEqual(
+        others.filter((tid) => members.includes(tid)),
+        [],
+      );
+    } finally {
+      // This test's thread goes back to the cgroup it came from.
+      writeFileSync(path.join(cpuDir, 'tasks'), String(thread));
+    }
+  });
+});
+
 describe('task limits', { timeout: 120_000 }, () => {
   it('without cgroups, the log says the limits are not enforced, and why', async () => {
     const { dir, control, task } = scratch();
@@ -122,6 +155,8 @@ describe('task limits', { timeout: 120_000 }, () => {
       oomKilled: () => false,
       remove: async () => undefined,
       exists: () => false,
+      unlimited: () => [],
+      placeDispatcher: () => 'a fake',
     };
     const executor = new LocalExecutor(50, UNCONFINED, new TaskLimits(() => fake));
     const id = await executor.launch(task('echo ran', { cpus: 1, memoryGiB: 1 }), control);
@@ -168,6 +203,12 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     rmSync(group, { recursive: true });
     await cgroups.remove('job1-a2');
     await assert.rejects(cgroups.create('../escape', { cpus: 1, memoryGiB: 1 }), /Not a cgroup name/);
+    // Beside runyard/: the dispatch group, weighted as it, takes a process (the spawner); one thread, v2 cannot move.
+    assert.equal(cgroups.placeDispatcher({ process: 77 }), null);
+    assert.equal(readFileSync(path.join(own, 'runyard-dispatch', 'cgroup.procs'), 'utf8'), '77');
+    assert.equal(readFileSync(path.join(own, 'runyard-dispatch', 'cpu.weight'), 'utf8'), '300');
+    assert.equal(cgroups.placeDispatcher({ thread: 78 }), 'cgroup v2 moves whole processes only');
+    assert.deepEqual(cgroups.unlimited(), [path.join(own, 'runyard', 'unlimited', 'cgroup.procs')]);
     rmSync(root, { recursive: true });
   });
 
@@ -210,6 +251,21 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     assert.equal(readFileSync(path.join(cpu, 'cpu.cfs_period_us'), 'utf8'), '100000');
     writeFileSync(path.join(memory, 'memory.oom_control'), 'oom_kill_disable 0\nunder_oom 0\noom_kill 2\n');
     assert.equal(cgroups.oomKilled('j-a1', false), true);
+    // The dispatch group is in the cpu hierarchy only, beside runyard/: a thread through tasks, a process through cgroup.procs.
+    const dispatch = path.join(root, 'cpu,cpuacct', 'svc', 'runyard-dispatch');
+    assert.equal(cgroups.placeDispatcher({ thread: 4321 }), null);
+    assert.equal(readFileSync(path.join(dispatch, 'tasks'), 'utf8'), '4321');
+    assert.equal(readFileSync(path.join(dispatch, 'cpu.shares'), 'utf8'), '4096');
+    assert.equal(cgroups.placeDispatcher({ process: 99 }), null);
+    assert.equal(readFileSync(path.join(dispatch, 'cgroup.procs'), 'utf8'), '99');
+    assert.ok(!existsSync(path.join(root, 'memory', 'svc', 'runyard-dispatch')));
+    assert.deepEqual(cgroups.unlimited(), [path.join(root, 'cpu,cpuacct', 'svc', 'runyard', 'unlimited', 'cgroup.procs')]);
+    // Where the group cannot be made, the answer says why (here a file is in its way).
+    mkdirSync(path.join(root, 'cpu,cpuacct', 'svc2'));
+    writeFileSync(path.join(root, 'cpu,cpuacct', 'svc2', 'runyard-dispatch'), '');
+    const blocked = detectCgroups('auto', () => ({ ...view, selfCgroup: '4:memory:/outer/svc\n2:cpu,cpuacct:/svc2\n' }), 4);
+    assert.equal(blocked.unavailable, null);
+    assert.match(blocked.placeDispatcher({ process: 1 }) ?? '', /could not be moved into .*runyard-dispatch \(.*\)/);
     rmSync(root, { recursive: true });
   });
 });

@@ -17,6 +17,20 @@ export const CPU_PERIOD_US = 100_000;
 /** The folder, under the server's own cgroup of each controller, that holds the groups of its tasks. */
 export const TASKS_FOLDER = 'runyard';
 
+/** In the tasks' folder: the group of the tasks that ask for no resources (no limits, the tasks' weight). */
+export const UNLIMITED_GROUP = 'unlimited';
+
+/**
+ * Beside the tasks' folder, in the cpu hierarchy: the group of the server's own part of the job path,
+ * the thread that launches and follows the tasks (the scheduler's) and the spawner. Weighted as
+ * the tasks' folder: in the server's own group they would be two of its many threads and clients'
+ * processes, and a busy API would keep them from starting the next tasks.
+ */
+export const DISPATCH_FOLDER = 'runyard-dispatch';
+
+/** What placeDispatcher moves: a process (the spawner), or one thread of this server (the scheduler's; v1 only). */
+export type DispatchMember = { process: number } | { thread: number };
+
 const NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
 
 /** What the kernel tells this process about its cgroups (files of /proc/self), as text, so a test can give a fake host. */
@@ -137,6 +151,10 @@ export interface Cgroups {
   remove(name: string): Promise<void>;
   /** Whether the group exists (a task of it may still have processes there). */
   exists(name: string): boolean;
+  /** The files a task that asks for no resources joins (UNLIMITED_GROUP, made when missing), so it leaves the spawner's group. */
+  unlimited(): string[];
+  /** Moves a process or a thread into DISPATCH_FOLDER (made and weighted when missing). Null when moved, else why not. */
+  placeDispatcher(member: DispatchMember): string | null;
 }
 
 /** Per-task groups in one or more hierarchies: v1 has a directory per controller, v2 one. */
@@ -144,8 +162,11 @@ abstract class TaskGroups implements Cgroups {
   abstract readonly version: 1 | 2;
   readonly unavailable = null;
 
-  /** bases: `<own cgroup>/runyard` of each hierarchy, which exist. */
-  constructor(protected readonly bases: string[]) {}
+  /** bases: `<own cgroup>/runyard` of each hierarchy, which exist; dispatchWeight: the weight of DISPATCH_FOLDER. */
+  constructor(
+    protected readonly bases: string[],
+    protected readonly dispatchWeight: number,
+  ) {}
 
   protected dirs(name: string): string[] {
     return this.bases.map((base) => groupDir(base, name));
@@ -171,6 +192,32 @@ abstract class TaskGroups implements Cgroups {
   /** The group's directories (one per hierarchy) go at once. */
   async remove(name: string): Promise<void> {
     await Promise.all(this.dirs(name).map((dir) => removeGroupDir(dir)));
+  }
+
+  abstract unlimited(): string[];
+  abstract placeDispatcher(member: DispatchMember): string | null;
+}
+
+/** Moves `id` into `dir` through its `membersFile` (cgroup.procs, or v1's tasks for a thread), weighing the group first. */
+function placeIn(dir: string, weightFile: string, weight: number, membersFile: string, id: number): string | null {
+  try {
+    mkdirSync(dir, { recursive: true });
+    weighFolder(path.join(dir, weightFile), weight);
+    writeFileSync(path.join(dir, membersFile), String(id));
+    return null;
+  } catch (e) {
+    return `it could not be moved into ${dir} (${messageOf(e)})`;
+  }
+}
+
+/** The unlimited group's procs file in a tasks' folder (made when missing), or none when it cannot be made. */
+function unlimitedProcs(base: string): string[] {
+  const dir = path.join(base, UNLIMITED_GROUP);
+  try {
+    mkdirSync(dir, { recursive: true });
+    return [path.join(dir, 'cgroup.procs')];
+  } catch {
+    return [];
   }
 }
 
@@ -205,8 +252,21 @@ export class CgroupsV1 extends TaskGroups {
   constructor(
     private readonly memoryBase: string,
     private readonly cpuBase: string,
+    dispatchWeight = tasksFolderWeight(1, 1),
   ) {
-    super(memoryBase === cpuBase ? [memoryBase] : [memoryBase, cpuBase]);
+    super(memoryBase === cpuBase ? [memoryBase] : [memoryBase, cpuBase], dispatchWeight);
+  }
+
+  /** Only the cpu hierarchy: the dispatcher is moved in that one alone, so the memory group is the server's still. */
+  unlimited(): string[] {
+    return unlimitedProcs(this.cpuBase);
+  }
+
+  /** v1 moves one thread through the group's tasks file, a process through cgroup.procs. */
+  placeDispatcher(member: DispatchMember): string | null {
+    const dir = path.join(path.dirname(this.cpuBase), DISPATCH_FOLDER);
+    if ('thread' in member) return placeIn(dir, 'cpu.shares', this.dispatchWeight, 'tasks', member.thread);
+    return placeIn(dir, 'cpu.shares', this.dispatchWeight, 'cgroup.procs', member.process);
   }
 
   protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
@@ -239,8 +299,24 @@ export class CgroupsV1 extends TaskGroups {
 export class CgroupsV2 extends TaskGroups {
   readonly version = 2;
 
-  constructor(base: string) {
-    super([base]);
+  constructor(base: string, dispatchWeight = tasksFolderWeight(2, 1)) {
+    super([base], dispatchWeight);
+  }
+
+  unlimited(): string[] {
+    return unlimitedProcs(this.bases[0]);
+  }
+
+  placeDispatcher(member: DispatchMember): string | null {
+    // One thread alone would need a threaded subtree, which the memory controller does not allow.
+    if ('thread' in member) return 'cgroup v2 moves whole processes only';
+    return placeIn(
+      path.join(path.dirname(this.bases[0]), DISPATCH_FOLDER),
+      'cpu.weight',
+      this.dispatchWeight,
+      'cgroup.procs',
+      member.process,
+    );
   }
 
   protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
@@ -270,6 +346,12 @@ class NoCgroups implements Cgroups {
   async remove(): Promise<void> {}
   exists(): boolean {
     return false;
+  }
+  unlimited(): string[] {
+    return [];
+  }
+  placeDispatcher(): string | null {
+    return this.unavailable;
   }
 }
 
@@ -317,13 +399,14 @@ function prepareV2(ownDir: string, pid: number): string {
 }
 
 /**
- * The CPU weight of the tasks' folder: as many processes' worth as CPUs its tasks may use together
+ * The CPU weight of the tasks' folder (and of the dispatch folder beside it, which starts and follows
+ * them): as many processes' worth as CPUs its tasks may use together
  * (the local executor's capacity). Its tasks share this one weight where the server's other
  * processes and threads, and other sessions, have one each: left at the default, all the running
  * tasks together would get no more of a busy host than a single process (each task's own quota
  * still caps it at the CPUs it asked for). Best effort: a host that refuses keeps the default.
  */
-function weighTasksFolder(file: string, value: number): void {
+function weighFolder(file: string, value: number): void {
   try {
     writeFileSync(file, String(value));
   } catch {
@@ -344,8 +427,9 @@ function detectV2(host: HostView, cpus: number): Cgroups {
   const ownDir = dirOf(mount, own.path);
   if (!ownDir) throw new Error(`the server's cgroup ${own.path} is not under the v2 mount ${mount.point}`);
   const base = prepareV2(ownDir, host.pid);
-  weighTasksFolder(path.join(base, 'cpu.weight'), tasksFolderWeight(2, cpus));
-  return new CgroupsV2(base);
+  const weight = tasksFolderWeight(2, cpus);
+  weighFolder(path.join(base, 'cpu.weight'), weight);
+  return new CgroupsV2(base, weight);
 }
 
 function detectV1(host: HostView, cpus: number): Cgroups {
@@ -363,15 +447,16 @@ function detectV1(host: HostView, cpus: number): Cgroups {
   };
   const memoryBase = base('memory');
   const cpuBase = base('cpu');
-  weighTasksFolder(path.join(cpuBase, 'cpu.shares'), tasksFolderWeight(1, cpus));
-  return new CgroupsV1(memoryBase, cpuBase);
+  const weight = tasksFolderWeight(1, cpus);
+  weighFolder(path.join(cpuBase, 'cpu.shares'), weight);
+  return new CgroupsV1(memoryBase, cpuBase, weight);
 }
 
 /**
  * The cgroups of this host (RUNYARD_CGROUPS): with auto, v2 where the unified hierarchy has the
  * memory and cpu controllers, else v1 where both are mounted and writable, else none, with the
  * reasons (which every job's log repeats: limits are never silently unenforced). tasksCpus: the
- * CPUs the tasks may use together, which weighs their folder (weighTasksFolder).
+ * CPUs the tasks may use together, which weighs their folder (weighFolder).
  */
 export function detectCgroups(mode: CgroupMode, host: () => HostView = readHostView, tasksCpus = 1): Cgroups {
   if (mode === 'none') return new NoCgroups('RUNYARD_CGROUPS=none');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AttemptControl, TaskSpec } from '../executor.js';
-import { detectCgroups, type Cgroups } from './cgroup.js';
+import { detectCgroups, type Cgroups, type DispatchMember } from './cgroup.js';
 
 /** The line of a job's log whose task runs without its CPU and memory limits. */
 export function unenforcedNote(reason: string): string {
@@ -41,10 +41,14 @@ export class TaskLimits {
     return this.detected;
   }
 
-  /** The files the task's wrapper joins, and a line for its log when its limits cannot be enforced. */
+  /**
+   * The files the task's wrapper joins, and a line for its log when its limits cannot be enforced.
+   * A task that asks for no resources joins the tasks' unlimited group: it has no limits, and it
+   * does not stay in the spawner's group (placeDispatcher).
+   */
   async prepare(task: TaskSpec, control: AttemptControl): Promise<{ procsFiles: string[]; note: string | null }> {
-    if (!task.resources) return { procsFiles: [], note: null };
     const { cgroups } = this;
+    if (!task.resources) return { procsFiles: cgroups.unavailable ? [] : cgroups.unlimited(), note: null };
     if (cgroups.unavailable) return { procsFiles: [], note: unenforcedNote(cgroups.unavailable) };
     try {
       return { procsFiles: await cgroups.create(groupNameOf(control), task.resources), note: null };
@@ -78,6 +82,11 @@ export class TaskLimits {
    */
   confines(control: AttemptControl): boolean {
     return !this.cgroups.unavailable && this.cgroups.exists(groupNameOf(control));
+  }
+
+  /** Moves the spawner, or the thread that launches the tasks, into the dispatch group (cgroup.ts). Null when moved, else why not. */
+  placeDispatcher(member: DispatchMember): string | null {
+    return this.cgroups.placeDispatcher(member);
   }
 
   /** A task that never started: its group, if any, is removed. */

@@ -42,9 +42,19 @@ export class Spawner {
   private readonly pending = new Map<number, Pending>();
   private readonly running = new Map<number, Running>();
   private holds = 0;
+  private readonly startListeners: ((pid: number) => void)[] = [];
 
   /** nativeSpawn (the setting of that name): 'off' starts tasks through Node's spawn even where the native module is built. */
   constructor(private readonly options: { nativeSpawn?: 'auto' | 'off' } = {}) {}
+
+  /**
+   * Calls `listener` with the helper's pid now if it runs, and whenever it is started again, before
+   * it is asked anything (the local executor moves it into the dispatch cgroup).
+   */
+  onStart(listener: (pid: number) => void): void {
+    this.startListeners.push(listener);
+    if (this.child?.pid !== undefined) listener(this.child.pid);
+  }
 
   /** Starts a task in a process group of its own, stdout and stderr appended to logFile. */
   async startDetached(request: Omit<DetachedRequest, 'type' | 'id'>): Promise<DetachedTask> {
@@ -115,6 +125,7 @@ export class Spawner {
     child.on('error', () => undefined);
     child.once('exit', () => this.lost(child));
     this.child = child;
+    if (child.pid !== undefined) for (const listener of this.startListeners) listener(child.pid);
     return child;
   }
 
