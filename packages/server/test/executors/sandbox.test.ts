@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor } from '../../src/executors/local.js';
+import { bwrapArgv } from '../../src/executors/sandbox/bwrap.js';
 import { createSandbox, SandboxError, UNCONFINED_NOTE, type SandboxSettings } from '../../src/executors/sandbox/sandbox.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -128,6 +129,27 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
     const { log } = await run({ ...SETTINGS, sandbox: 'none' }, 'cat "$SECRET_FILE"; echo "uid=$(id -u)"');
     assert.equal(log, `${UNCONFINED_NOTE}\nSECRET\nuid=${process.getuid!()}\n`);
   });
+
+  it(
+    "binds the task's PATH directories outside /usr, but not those under a top-level link into /usr (/bin on merged-/usr systems)",
+    {
+      skip: lstatSync('/bin').isSymbolicLink() ? false : '/bin is not a symbolic link here',
+    },
+    () => {
+      const task: TaskSpec = {
+        argv: ['sh'],
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin:/opt/tools/bin' },
+        cwd: '/tmp',
+        logFile: '/tmp/log',
+      };
+      const argv = bwrapArgv('/usr/bin/bwrap', task, 'host');
+      const binds = argv.flatMap((a, i) => (a === '--ro-bind-try' && !argv[i + 1].startsWith('/etc/') ? [argv[i + 1]] : []));
+      assert.deepEqual(binds, ['/opt/tools/bin']);
+      // /bin is there all the same: the same link into the bound /usr.
+      const link = argv.findIndex((a, i) => a === '--symlink' && argv[i + 2] === '/bin');
+      assert.ok(link > 0, argv.join(' '));
+    },
+  );
 
   it('bwrap missing: an error that names the setting, never a fallback to the host', () => {
     const empty = mkdtempSync(path.join(os.tmpdir(), 'runyard-nobwrap-'));

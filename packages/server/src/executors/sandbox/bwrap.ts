@@ -66,11 +66,27 @@ function systemArgs(): string[] {
   return args;
 }
 
+/**
+ * Whether a path lies under a top-level directory that systemArgs makes a symbolic link into /usr
+ * (/bin on a merged-/usr system): inside the sandbox it reaches the bound /usr already, and a bind
+ * of it would only mount /usr/bin over itself again (one more mount, and bwrap reads the mount
+ * table after each).
+ */
+function underSystemLink(dir: string): boolean {
+  const top = `/${path.resolve(dir).split('/')[1]}`;
+  if (!SYSTEM_TOP.includes(top.slice(1))) return false;
+  try {
+    return lstatSync(top).isSymbolicLink() && /^\/usr(\/|$)/.test(path.resolve('/', readlinkSync(top)));
+  } catch {
+    return false;
+  }
+}
+
 /** Directories of the task's PATH outside /usr (e.g. /opt/tools/bin), read-only, so the programs it names are found. */
 function pathDirs(task: TaskSpec): string[] {
   const dirs = (task.env.PATH ?? '').split(':').filter((d) => path.isAbsolute(d) && path.resolve(d) !== '/');
   if (path.isAbsolute(task.argv[0] ?? '')) dirs.push(task.argv[0]);
-  return dirs.filter((d) => !/^\/usr(\/|$)/.test(path.resolve(d)));
+  return dirs.filter((d) => !/^\/usr(\/|$)/.test(path.resolve(d)) && !underSystemLink(d));
 }
 
 /** Binds from parents to children, so a path inside another is mounted over it (a read-only input inside a writable directory stays read-only). */
