@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { freshDatabaseUrl, usingPostgres } from '../../../test/support/database.js';
 import { running, startMain, stop } from '../../../test/support/server-process.js';
 import { selfSignedCertificate } from '../../../test/support/tls.js';
-import { detectCgroups } from '../src/executors/sandbox/cgroup.js';
+import { detectCgroups, parseSelfCgroup } from '../src/executors/sandbox/cgroup.js';
 
 const count = (text: string, part: string) => text.split(part).length - 1;
 
@@ -86,13 +86,15 @@ describe('startup (node dist/main.js)', () => {
       try {
         await p.waitFor(/is listening on/);
         const pid = p.child.pid!;
-        const cpuGroup = (file: string) => /^\d+:(?:[^:]*,)?cpu(?:,[^:]*)?:(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1];
-        assert.doesNotMatch(cpuGroup(`/proc/${pid}/cgroup`) ?? '', /runyard-dispatch/, "the API's (main) thread");
+        const cpuGroup = (file: string) =>
+          parseSelfCgroup(readFileSync(file, 'utf8')).find((l) => l.controllers.includes('cpu'))?.path ?? '';
         const moved = () =>
-          readdirSync(`/proc/${pid}/task`).filter((tid) => /\/runyard-dispatch$/.test(cpuGroup(`/proc/${pid}/task/${tid}/cgroup`) ?? ''));
+          readdirSync(`/proc/${pid}/task`).filter((tid) => /\/runyard-dispatch$/.test(cpuGroup(`/proc/${pid}/task/${tid}/cgroup`)));
         // The background thread may start after the API listens.
         for (const deadline = Date.now() + 30_000; moved().length === 0 && Date.now() < deadline;) await sleep(50);
         assert.equal(moved().length, 1, 'one thread: the background one');
+        // Looked at once the background thread moved: the main thread stayed.
+        assert.doesNotMatch(cpuGroup(`/proc/${pid}/cgroup`), /runyard-dispatch/, "the API's (main) thread");
       } finally {
         assert.equal(await stop(p), 0, p.stderr());
       }
