@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import type { Executor } from './executor.js';
 import type { Config } from '../config.js';
 import { LocalExecutor } from './local.js';
@@ -17,13 +18,14 @@ export interface ExecutorOptions {
 
 /** The executors of this server, by the backend name a queue gives (queues.backend). */
 export function createExecutors(
-  settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'> & Partial<Pick<Config, 'nativeSpawn'>>,
+  settings: SandboxSettings & Pick<Config, 'cgroups' | 'localCpus'> & Partial<Pick<Config, 'nativeSpawn' | 'dataDir'>>,
   options: ExecutorOptions = {},
 ): Record<string, Executor> & { local: LocalExecutor } {
   // The tasks' folder weighs as many processes as the CPUs they may use together (the local capacity).
   const tasksCpus = settings.localCpus || os.availableParallelism();
   const limits = new TaskLimits(() => detectCgroups(settings.cgroups, readHostView, tasksCpus));
-  const sandbox = createSandbox(settings);
+  // Local tasks' /etc: one copy of its entries, bound in one mount (etc-snapshot.ts).
+  const sandbox = createSandbox(settings, settings.dataDir ? path.join(settings.dataDir, 'sandbox-etc') : undefined);
   const executors: Record<string, Executor> & { local: LocalExecutor } = {
     local: new LocalExecutor(undefined, sandbox, limits, defaultSpawner(settings.nativeSpawn)),
   };

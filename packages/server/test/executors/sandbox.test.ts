@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor } from '../../src/executors/local.js';
-import { bwrapArgv } from '../../src/executors/sandbox/bwrap.js';
+import { bwrapArgv, ETC_ENTRIES } from '../../src/executors/sandbox/bwrap.js';
 import { createSandbox, SandboxError, UNCONFINED_NOTE, type SandboxSettings } from '../../src/executors/sandbox/sandbox.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -28,7 +29,7 @@ function layout() {
   return dirs;
 }
 
-async function run(settings: SandboxSettings, script: string, env: Record<string, string> = {}) {
+async function run(settings: SandboxSettings, script: string, env: Record<string, string> = {}, etcCopies?: string) {
   const d = layout();
   const task: TaskSpec = {
     argv: ['bash', '-c', script, 'job'],
@@ -38,14 +39,17 @@ async function run(settings: SandboxSettings, script: string, env: Record<string
     readable: [d.input],
     logFile: d.log,
   };
-  const executor = new LocalExecutor(50, createSandbox(settings));
+  const executor = new LocalExecutor(50, createSandbox(settings, etcCopies));
   const control = { dir: path.join(d.root, 'control'), attempt: 1 };
   const end = await executor.wait(control, await executor.launch(task, control));
   return { end, log: readFileSync(d.log, 'utf8'), d };
 }
 
 describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
-  it('the task writes its own directories, reads its inputs, and sees nothing else of the machine', async () => {
+  /** The top-level names of /etc that a task sees: those of its allow-list that the host has. */
+  const etcNames = [...new Set(ETC_ENTRIES.filter((e) => existsSync(`/etc/${e}`)).map((e) => e.split('/')[0]))].sort();
+
+  async function confinement(etcCopies?: string) {
     const { end, log, d } = await run(
       SETTINGS,
       [
@@ -60,8 +64,13 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
         'test -e /etc/ssl/private || test -e /etc/pki/tls/private || echo no-tls-keys',
         'test -s /etc/ssl/certs/ca-certificates.crt && echo tls-roots',
         'echo "uid=$(id -u)"',
+        'ls -A /etc | sort | tr "\\n" " "; echo',
+        'sha256sum < /etc/passwd | cut -c1-64',
+        'touch /etc/x 2>/dev/null || echo etc-read-only',
         'ls /proc | grep -c "^[0-9]"',
       ].join('\n'),
+      {},
+      etcCopies,
     );
     assert.deepEqual(end, { state: 'exited', exitCode: 0 });
     const lines = log.trim().split('\n');
@@ -77,12 +86,24 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
       // The TLS roots stay visible (Debian's bundle, where the host has it).
       ...(existsSync('/etc/ssl/certs/ca-certificates.crt') ? ['tls-roots'] : []),
       'uid=65534',
+      `${etcNames.join(' ')} `,
+      // The host's users, as they are now.
+      createHash('sha256').update(readFileSync('/etc/passwd')).digest('hex'),
+      'etc-read-only',
     ]);
     // bwrap's init, bash, and the pipeline's ls and grep: no process of the server or of other tasks.
     assert.ok(Number(lines.at(-1)) <= 4, `the task saw ${lines.at(-1)} processes`);
     assert.equal(readFileSync(path.join(d.results, 'r.txt'), 'utf8'), 'RESULT\n');
     assert.equal(readFileSync(path.join(d.work, 'w.txt'), 'utf8'), 'work\n');
     assert.equal(readFileSync(d.input, 'utf8'), 'INPUT\n');
+  }
+
+  it('the task writes its own directories, reads its inputs, and sees nothing else of the machine', () => confinement());
+
+  it('the same with /etc as one copy of its entries (the local executor of a server)', async () => {
+    const copies = mkdtempSync(path.join(os.tmpdir(), 'runyard-etc-copies-'));
+    await confinement(copies);
+    assert.equal(readdirSync(copies).filter((n) => n.startsWith('etc-')).length, 1);
   });
 
   it('a process that left the task process group (setsid) ends with the task: the sandbox ends as a whole', async () => {

@@ -1,6 +1,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../executor.js';
+import type { EtcView } from './etc-snapshot.js';
 
 /** Whether a task may reach the network: the host's, or only a loopback of its own. */
 export type TaskNetwork = 'host' | 'none';
@@ -51,7 +52,7 @@ const STOP_SIGNALS = 'TERM,INT,HUP';
 /** The system's env, inside the sandbox too (/usr is bound). */
 const ENV = '/usr/bin/env';
 
-function systemArgs(): string[] {
+function systemArgs(etc: EtcView | null): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const name of SYSTEM_TOP) {
     const top = `/${name}`;
@@ -62,7 +63,12 @@ function systemArgs(): string[] {
       // Not on this system.
     }
   }
-  for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  if (etc) {
+    args.push('--ro-bind', etc.dir, '/etc');
+    for (const bound of etc.binds) args.push('--ro-bind-try', bound, bound);
+  } else {
+    for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
+  }
   return args;
 }
 
@@ -114,7 +120,7 @@ function bindArgs(readable: string[], writable: string[]): string[] {
  * same when the wrapper is killed.
  */
 export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): string[] {
-  return [ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, network, true)];
+  return [ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, network, true, null)];
 }
 
 /**
@@ -125,14 +131,27 @@ export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): 
  * bwrap's parent is then the spawner, which ends with the server, and a restart must not kill the
  * tasks. A stop still reaches every process of the sandbox: they stay in the wrapper's process
  * group (and its cgroups), which stops signal and the settling of an ended task clears.
+ *
+ * etc: a copy of the /etc entries on this host (etc-snapshot.ts), bound in one mount; null binds
+ * each entry. A task that binds a path under /etc (e.g. /etc/java-17-openjdk) gets each entry
+ * bound: the copy is read-only and has no mount point for it.
  */
-export function bwrapStatusArgv(bwrap: string, task: TaskSpec, network: TaskNetwork, statusFd: number): string[] {
-  const [program, ...rest] = bwrapCommand(bwrap, task, network, false);
+export function bwrapStatusArgv(
+  bwrap: string,
+  task: TaskSpec,
+  network: TaskNetwork,
+  statusFd: number,
+  etc: EtcView | null = null,
+): string[] {
+  const underEtc = [...(task.readable ?? []), ...(task.writable ?? []), task.cwd, ...pathDirs(task)].some((p) =>
+    /^\/etc(\/|$)/.test(path.resolve(p)),
+  );
+  const [program, ...rest] = bwrapCommand(bwrap, task, network, false, underEtc ? null : etc);
   return [program, '--json-status-fd', String(statusFd), ...rest];
 }
 
 /** bwrap, its options and the task's argv: the sandbox of bwrapArgv, without the signals' set-up before it. */
-function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWithParent: boolean): string[] {
+function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWithParent: boolean, etc: EtcView | null): string[] {
   // env would read a NAME=VALUE first word as a variable, not as the program.
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
   const readable = [...pathDirs(task), ...(task.readable ?? [])];
@@ -151,7 +170,7 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(network === 'none' ? ['--unshare-net'] : []),
-    ...systemArgs(),
+    ...systemArgs(etc),
     '--proc',
     '/proc',
     '--dev',

@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
 import { findOnPath } from '../find-executable.js';
-import { bwrapArgv, bwrapStatusArgv } from './bwrap.js';
+import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES } from './bwrap.js';
+import { EtcSnapshot } from './etc-snapshot.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
@@ -29,8 +30,13 @@ export const UNCONFINED_NOTE =
 export const UNCONFINED_WARNING =
   "Warning: RUNYARD_SANDBOX=none: job tasks run unconfined, as the server's user, and can read the database, keys and every workspace's data.";
 
-/** The sandbox of the settings; a missing bwrap is an error, never a silent fallback to the host. */
-export function createSandbox(settings: SandboxSettings): Sandbox {
+/**
+ * The sandbox of the settings; a missing bwrap is an error, never a silent fallback to the host.
+ * etcCopies: a folder of the server's where this host's tasks get their /etc as one copy
+ * (etc-snapshot.ts) rather than one bind per entry; only for statusArgv, which runs tasks on this
+ * host (argv serves the Slurm executor too, whose tasks run on other hosts with /etc of their own).
+ */
+export function createSandbox(settings: SandboxSettings, etcCopies?: string): Sandbox {
   if (settings.sandbox === 'none') return { kind: 'none', argv: (task) => task.argv, note: UNCONFINED_NOTE };
   const bwrap = findOnPath('bwrap', settings.taskPath);
   if (!bwrap) {
@@ -40,10 +46,11 @@ export function createSandbox(settings: SandboxSettings): Sandbox {
     );
   }
   const network = (task: TaskSpec) => task.network ?? settings.taskNetwork;
+  const etc = etcCopies ? new EtcSnapshot(etcCopies, ETC_ENTRIES) : null;
   return {
     kind: 'bwrap',
     argv: (task) => bwrapArgv(bwrap, task, network(task)),
-    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, network(task), statusFd),
+    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, network(task), statusFd, etc?.view() ?? null),
     note: null,
   };
 }
