@@ -6,6 +6,7 @@ import type Pg from 'pg';
 import { makePrivateDatabaseFile, makePrivateDir } from './private-files.js';
 import { GroupCommitSqliteDialect } from './sqlite-group-commit.js';
 import { ThreadTurns, type ThreadTurnsHandle } from './thread-turns.js';
+import { WalSync } from './wal-sync.js';
 import type { Database } from './schema.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -40,7 +41,7 @@ export interface StoreOptions {
   threadTurns?: ThreadTurnsHandle;
 }
 
-/** Opens the database named by the URL: `sqlite:<file>` (WAL, synchronous=FULL, group commit) or `postgres://...`. */
+/** Opens the database named by the URL: `sqlite:<file>` (WAL, group commit, each synced before it is answered) or `postgres://...`. */
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
     const pool = new (loadPg().Pool)({ connectionString: url, max: 10 });
@@ -55,8 +56,11 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
-  // Acknowledged means durable: every commit is fsynced before the reply.
-  sqlite.pragma('synchronous = FULL');
+  // Acknowledged means durable: every commit is fsynced before the reply. In memory: nothing to sync.
+  // A file: COMMIT writes the WAL (NORMAL) and the group commit syncs it off this thread before
+  // answering (wal-sync.ts), rather than SQLite in COMMIT with the thread standing still (FULL).
+  const walSync = file === ':memory:' ? undefined : new WalSync(`${file}-wal`);
+  sqlite.pragma(walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   // Statement journals in memory: a statement in a group commit's transaction (one savepoint each)
@@ -67,7 +71,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // Reads outside transactions: a connection of their own, which never waits for the writer's group of commits.
   const reader = file === ':memory:' ? undefined : readOnlyConnection(file);
   const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader) }),
+    dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader), walSync }),
   });
   // The commit counter on a read-only connection of its own: one that a read is streaming on
   // (an open read transaction) would show no commit until the stream ends.

@@ -3,6 +3,7 @@ import { SqliteDialect, type CompiledQuery, type DatabaseConnection, type Driver
 import { ConnectionQueue } from './connection-queue.js';
 import { sameThreadWriters, type WriterTurn } from './same-thread-writers.js';
 import type { ThreadTurns } from './thread-turns.js';
+import type { WalSync } from './wal-sync.js';
 
 export interface GroupCommitOptions {
   /** A read-only connection to the same file for the reads outside transactions (none for a database in memory). */
@@ -14,6 +15,11 @@ export interface GroupCommitOptions {
   turns?: ThreadTurns;
   /** Called after each commit with the number of writes, transactions and reads it made durable. */
   onCommit?: (members: number) => void;
+  /**
+   * For a connection with `synchronous = NORMAL`: syncs the WAL after each commit, off this thread
+   * (wal-sync.ts). The turn to write is released at the commit; the members are answered after the sync.
+   */
+  walSync?: Pick<WalSync, 'sync' | 'syncNow' | 'close'>;
 }
 
 /**
@@ -28,7 +34,7 @@ export interface GroupCommitOptions {
  * SQLite. The batch commits once nobody waits for the connection (after the callbacks of this
  * turn of the event loop, so the requests that came together join), as soon as another thread or
  * connection waits for the turn to write, or once it is maxBatchMs old or maxBatchMembers large. Nothing is revealed before it is durable: every member resolves
- * only after the commit, and fails if the commit does. Reads outside transactions go to a
+ * only after the commit (and, with walSync, the WAL's sync that follows it), and fails if either does. Reads outside transactions go to a
  * read-only connection: in WAL mode it sees what is committed, never waits for a writer, and so
  * never waits for a batch either. (Without one, for a database in memory, a read joins the open
  * batch and resolves after its commit.)
@@ -162,6 +168,15 @@ class GroupCommitSqliteDriver implements Driver {
 
   async destroy(): Promise<void> {
     if (this.batch) this.commit(this.batch);
+    // The syncs under way end with it (one more, on this thread, covers them all).
+    if (this.options.walSync) {
+      try {
+        this.options.walSync.syncNow();
+      } catch {
+        // Nothing was committed to a WAL by this connection (none was made).
+      }
+      this.options.walSync.close();
+    }
     this.writers?.close();
     this.sqlite.close();
     this.options.reader?.close();
@@ -305,8 +320,12 @@ class GroupCommitSqliteDriver implements Driver {
     } finally {
       this.releaseTurns();
     }
-    batch.resolve();
-    this.options.onCommit?.(batch.members);
+    const durable = () => {
+      batch.resolve();
+      this.options.onCommit?.(batch.members);
+    };
+    if (this.options.walSync) this.options.walSync.sync().then(durable, (e: unknown) => batch.reject(e));
+    else durable();
   }
 
   private failBatch(batch: Batch, e: unknown): void {

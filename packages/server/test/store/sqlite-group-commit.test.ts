@@ -1,18 +1,19 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
-import { GroupCommitSqliteDialect } from '../../src/store/sqlite-group-commit.js';
+import { GroupCommitSqliteDialect, type GroupCommitOptions } from '../../src/store/sqlite-group-commit.js';
+import { WalSync } from '../../src/store/wal-sync.js';
 
 interface Db {
   t: { id: string; n: number };
 }
 
 /** A group-committing connection to a new file, another plain connection that sees only what is committed, and the commits. */
-function open(options: { failCommits?: number; reader?: boolean } = {}) {
+function open(options: { failCommits?: number; reader?: boolean; walSync?: GroupCommitOptions['walSync'] } = {}) {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-group-commit-')), 'db.sqlite');
   const raw = new SQLite(file);
   raw.pragma('journal_mode = WAL');
@@ -39,6 +40,7 @@ function open(options: { failCommits?: number; reader?: boolean } = {}) {
     dialect: new GroupCommitSqliteDialect(database, {
       onCommit: (members) => commits.push(members),
       ...(options.reader && { reader: new SQLite(file, { readonly: true }) }),
+      ...(options.walSync && { walSync: options.walSync }),
       // Batches end by size and idleness only: a loaded machine's pauses do not split them.
       maxBatchMs: 600_000,
     }),
@@ -67,6 +69,16 @@ async function withStore(test: (s: ReturnType<typeof open>) => Promise<void>, op
     await s.close();
   }
 }
+
+/** This process's descriptors open on the file of that name now. */
+const openDescriptorsTo = (file: string) =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === file;
+    } catch {
+      return false;
+    }
+  });
 
 const insert = (db: Kysely<Db>, id: string) => db.insertInto('t').values({ id, n: 1 }).execute();
 
@@ -207,4 +219,60 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
       },
       { reader: true },
     ));
+  it('with a WAL sync: a write is answered only once the sync after its commit is done; the turn is free at the commit', async () => {
+    const syncs: Array<{ resolve(): void; reject(e: Error): void }> = [];
+    const walSync = {
+      sync: () => new Promise<void>((resolve, reject) => syncs.push({ resolve, reject })),
+      syncNow: () => undefined,
+      close: () => undefined,
+    };
+    await withStore(
+      async (s) => {
+        let answered = false;
+        const first = insert(s.db, 'a').then(() => (answered = true));
+        while (!syncs.length) await new Promise((r) => setImmediate(r));
+        // Committed (another connection sees it), not yet answered: the sync is under way.
+        assert.equal(s.isCommitted('a'), true);
+        await new Promise((r) => setImmediate(r));
+        assert.equal(answered, false);
+        // The connection is not held for the sync: the next write commits meanwhile.
+        const second = insert(s.db, 'b');
+        while (syncs.length < 2) await new Promise((r) => setImmediate(r));
+        assert.equal(s.isCommitted('b'), true);
+        syncs[0].resolve();
+        await first;
+        assert.equal(answered, true);
+        // A sync that fails fails its batch's callers.
+        syncs[1].reject(new Error('EIO: i/o error, fdatasync'));
+        await assert.rejects(second, /EIO/);
+        assert.deepEqual(s.commits, [1]);
+      },
+      { walSync },
+    );
+  });
+
+  it('WalSync syncs the WAL file there is now, and says so when there is none', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-wal-sync-'));
+    const file = path.join(dir, 'db.sqlite');
+    const raw = new SQLite(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.exec('create table t (id text primary key, n integer not null)');
+    const sync = new WalSync(`${file}-wal`);
+    try {
+      await sync.sync();
+      const before = openDescriptorsTo(`${file}-wal`);
+      assert.equal(before.length, 2, "SQLite's descriptor and the sync's");
+      // Another file under the name (never done by SQLite while a connection is open): the sync follows the name.
+      writeFileSync(path.join(dir, 'other'), '');
+      renameSync(path.join(dir, 'other'), `${file}-wal`);
+      await sync.sync();
+      assert.equal(openDescriptorsTo(`${file}-wal`).length, 1, "the sync reopened the name; the replaced file is SQLite's alone");
+      rmSync(`${file}-wal`);
+      await assert.rejects(sync.sync(), /ENOENT/);
+    } finally {
+      sync.close();
+      raw.close();
+    }
+  });
 });
