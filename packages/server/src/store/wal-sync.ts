@@ -12,7 +12,7 @@ import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statSync } fr
  * the turn, syncs here, and answers its callers only once the sync is done: an acknowledged write
  * is as durable as with FULL. What differs: another connection may read a commit before its sync
  * ends (a power cut in that moment loses a write that someone read, never one that was
- * acknowledged), as with PostgreSQL's synchronous_commit = off for readers.
+ * acknowledged).
  *
  * A sync covers everything written to the file before it, whoever wrote it: a write that depends
  * on another's (a claim of a job another thread inserted) is made durable after it.
