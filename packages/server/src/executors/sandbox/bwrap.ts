@@ -143,10 +143,7 @@ export function bwrapStatusArgv(
   statusFd: number,
   etc: EtcView | null = null,
 ): string[] {
-  const underEtc = [...(task.readable ?? []), ...(task.writable ?? []), task.cwd, ...pathDirs(task)].some((p) =>
-    /^\/etc(\/|$)/.test(path.resolve(p)),
-  );
-  const [program, ...rest] = bwrapCommand(bwrap, task, network, false, underEtc ? null : etc);
+  const [program, ...rest] = bwrapCommand(bwrap, task, network, false, etc);
   return [program, '--json-status-fd', String(statusFd), ...rest];
 }
 
@@ -156,6 +153,8 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
   const readable = [...pathDirs(task), ...(task.readable ?? [])];
   const writable = [task.cwd, ...(task.writable ?? [])];
+  // The copy of /etc is read-only and has no mount point for a bind under it: then each entry is bound.
+  const etcCopy = etc && ![...readable, ...writable].some((p) => /^\/etc(\/|$)/.test(path.resolve(p))) ? etc : null;
   return [
     bwrap,
     ...(dieWithParent ? ['--die-with-parent'] : []),
@@ -170,7 +169,7 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(network === 'none' ? ['--unshare-net'] : []),
-    ...systemArgs(etc),
+    ...systemArgs(etcCopy),
     '--proc',
     '/proc',
     '--dev',
