@@ -112,4 +112,10 @@ export interface Executor {
   wait(control: AttemptControl, id: ExternalId, signal?: AbortSignal): Promise<TaskEnd>;
   /** Stops the task and everything it started; resolves when none of it is left. */
   kill(id: ExternalId, options: KillOptions): Promise<void>;
+  /**
+   * What follows a task's end that its outcome need not wait for (the local executor: removing its
+   * cgroups, which the kernel holds for a millisecond or two while the sandbox's last process exits);
+   * the runner awaits it after the outcome is recorded. Rejects with why it could not be done.
+   */
+  cleanup?(control: AttemptControl): Promise<void>;
 }

@@ -174,6 +174,11 @@ export class LocalExecutor implements Executor {
     if (signalled) await this.groupGone(id.pid, 10_000);
   }
 
+  /** The removal of the task's cgroups, begun at its end (TaskLimits.settle). */
+  cleanup(control: AttemptControl): Promise<void> {
+    return this.limits.removed(control);
+  }
+
   /**
    * After the wrapper ended: its exit file, or lost, and whether the kernel killed it for its
    * memory. Whatever it left running in its process group, or in its cgroup, is killed.

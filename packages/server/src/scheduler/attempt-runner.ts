@@ -277,6 +277,12 @@ export class AttemptRunner {
     if (this.stopped) return;
     // An array job that failed says which of its tasks did.
     await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress), this.unreported ?? undefined);
+    // After the outcome: the next job need not wait for it.
+    await this.executor
+      .cleanup?.(this.control)
+      .catch((e) =>
+        this.ctx.log.warn({ jobId: this.ref.id, attempt: this.ref.attempt, err: messageOf(e) }, "could not clean up after the job's task"),
+      );
   }
 
   /** For an array job: its task counts kept on its row while it runs. */

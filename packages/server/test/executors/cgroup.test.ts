@@ -67,6 +67,7 @@ describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeo
     assert.match(log, new RegExp(`^\\d+:memory:.*/runyard/${name}$`, 'm'));
     assert.match(log, new RegExp(`^\\d+:([^:]*,)?cpu(,[^:]*)?:.*/runyard/${name}$`, 'm'));
     assert.match(log, new RegExp(`^mem=${0.5 * GiB} memsw=${0.5 * GiB} quota=150000 period=100000$`, 'm'));
+    await executor.cleanup(control);
     assert.ok(!existsSync(memory) && !existsSync(cpu), 'the groups are removed');
   });
 
@@ -78,6 +79,7 @@ describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeo
     assert.equal(end.state, 'exited', logOf(dir));
     assert.equal(end.outOfMemory, true, logOf(dir));
     assert.doesNotMatch(logOf(dir), /^536870912$/m);
+    await executor.cleanup(control);
     assert.ok(!existsSync(path.join(ownV1Dir('memory'), 'runyard', groupNameOf(control))));
     // A server that looks again (after a restart) is told the same, though the group is gone.
     assert.deepEqual(await executor.inspect(control, id), end);
@@ -98,6 +100,8 @@ describe('cgroups v1 on this host (per-task groups, limits, OOM kills)', { timeo
     const script = `setsid sleep 60 & echo $! > ${pidFile}; sleep 30 & echo done`;
     const id = await executor.launch(task(script, { cpus: 1, memoryGiB: 0.25 }), control);
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+    // Killed at the end; gone once its groups are (their removal waits for their last members).
+    await executor.cleanup(control);
     const left = Number(readFileSync(pidFile, 'utf8'));
     assert.equal(isLive(readProcStat(left)), false, 'the setsid child is killed');
     assert.deepEqual(groupMembers((id as LocalId).pid), []);
@@ -163,6 +167,63 @@ describe('task limits', { timeout: 120_000 }, () => {
     assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 125 });
     assert.doesNotMatch(logOf(dir), /^ran$/m);
     assert.ok(logOf(dir).includes(`Runyard: the task could not join its cgroup (${missing}).`));
+  });
+});
+
+describe("the removal of a task's groups", () => {
+  /** Groups whose remove() is held until the test lets it end (as the kernel holds one while its last process exits). */
+  function heldGroups() {
+    const calls: string[] = [];
+    const held = new Map<string, { resolve(): void; reject(e: Error): void }>();
+    const cgroups: Cgroups = {
+      version: 1,
+      unavailable: null,
+      create: async (name) => [name],
+      oomKilled: (name) => name.includes('-a2-'),
+      remove: (name) => {
+        calls.push(name);
+        return new Promise((resolve, reject) => held.set(name, { resolve, reject }));
+      },
+      exists: () => true,
+      unlimited: () => [],
+      placeDispatcher: () => 'a fake',
+    };
+    return { cgroups, calls, held };
+  }
+
+  it("does not hold up the task's end: settle begins it and tells the verdict, removed() waits for it", async () => {
+    const { cgroups, calls, held } = heldGroups();
+    const limits = new TaskLimits(() => cgroups);
+    const { control } = scratch();
+    mkdirSync(control.dir, { recursive: true });
+    const name = groupNameOf(control);
+    assert.equal(await limits.settle(control, false), false);
+    assert.deepEqual(calls, [name], 'the removal began (its kill and first try)');
+    let done = false;
+    const removed = limits.removed(control).then(() => (done = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(done, false, 'removed() waits for the removal under way');
+    held.get(name)!.resolve();
+    await removed;
+    assert.equal(done, true);
+    // Nothing under way any more: at once.
+    await limits.removed(control);
+    // An attempt killed for its memory is told so though its group is still being removed.
+    const second = { ...control, attempt: 2 };
+    assert.equal(await limits.settle(second, true), true);
+    held.get(groupNameOf(second))!.resolve();
+    await limits.removed(second);
+  });
+
+  it('a removal that failed is reported by removed(), once, even when it failed before anyone asked', async () => {
+    const { cgroups, held } = heldGroups();
+    const limits = new TaskLimits(() => cgroups);
+    const { control } = scratch();
+    await limits.settle(control, false);
+    held.get(groupNameOf(control))!.reject(new Error('EBUSY: resource busy or locked, rmdir'));
+    await new Promise((resolve) => setImmediate(resolve));
+    await assert.rejects(limits.removed(control), /EBUSY/);
+    await limits.removed(control);
   });
 });
 

@@ -147,7 +147,10 @@ export interface Cgroups {
   create(name: string, resources: TaskResources): Promise<string[]>;
   /** Whether the kernel killed a process of the group for passing its memory limit (killedBySigkill: the task's end, for hosts that do not count OOM kills). */
   oomKilled(name: string, killedBySigkill: boolean): boolean;
-  /** Kills what is left in the group and removes it (retrying while the kernel still counts leaving processes). */
+  /**
+   * Kills what is left in the group and removes it (retrying while the kernel still counts leaving
+   * processes). The kill and the first try are made before it returns.
+   */
   remove(name: string): Promise<void>;
   /** Whether the group exists (a task of it may still have processes there). */
   exists(name: string): boolean;

@@ -33,6 +33,8 @@ function oomFileOf(control: AttemptControl): string {
  */
 export class TaskLimits {
   private detected: Cgroups | null = null;
+  /** Groups whose removal settle() began, by name, until it is done (failed ones until removed() tells it). */
+  private readonly removals = new Map<string, Promise<void>>();
 
   constructor(private readonly detect: () => Cgroups = () => detectCgroups('auto')) {}
 
@@ -60,8 +62,11 @@ export class TaskLimits {
   /**
    * After the task ended (nothing of its process group left): whether it was killed for passing
    * its memory limit. killedBySigkill: it died of SIGKILL or without an exit code; oomElsewhere:
-   * something outside the group (a container's runtime) says it was, which is recorded too. The group is
-   * removed, along with anything that left the process group but not the cgroup.
+   * something outside the group (a container's runtime) says it was, which is recorded too. What is
+   * left in the group (anything that left the process group but not the cgroup) is killed now; the
+   * group is removed now, or, while the kernel still holds it (the sandbox's init is still exiting
+   * when the task's end is reported: bwrap's outer process reports the status the init sends it and
+   * does not wait for its exit), soon after, without holding up the task's end: see removed().
    */
   async settle(control: AttemptControl, killedBySigkill: boolean, oomElsewhere = false): Promise<boolean> {
     const { cgroups } = this;
@@ -72,8 +77,27 @@ export class TaskLimits {
     // Read again after the group: another caller may have recorded and removed it meanwhile.
     const oom = recorded() || cgroups.oomKilled(name, killedBySigkill) || recorded();
     if (oom) writeFileSync(oomFileOf(control), 'oom\n');
-    await cgroups.remove(name);
+    this.removeSoon(name);
     return oom;
+  }
+
+  /** Resolves when the removal of the attempt's group that settle() began is done (at once when none is under way); rejects with why it failed. */
+  removed(control: AttemptControl): Promise<void> {
+    const name = groupNameOf(control);
+    const removal = this.removals.get(name);
+    if (!removal) return Promise.resolve();
+    return removal.finally(() => this.removals.get(name) === removal && this.removals.delete(name));
+  }
+
+  /** Kills what is left in the group and tries to remove it at once (remove() does both before it first waits); retries meanwhile. */
+  private removeSoon(name: string): void {
+    const removal = this.cgroups.remove(name);
+    this.removals.set(name, removal);
+    // Done: forgotten. Failed: kept for removed(), which reports it.
+    removal.then(
+      () => this.removals.get(name) === removal && this.removals.delete(name),
+      () => undefined,
+    );
   }
 
   /**
