@@ -20,6 +20,11 @@ export interface Store {
    * Read it before a read begins, to keep what the read computed until the next commit (VersionedCache).
    */
   dataVersion?: () => number;
+  /**
+   * SQLite files only: calls listener right after each commit of this store's writes, before the
+   * commit is synced (its callers are answered after the sync). Returns what removes it.
+   */
+  onCommitted?: (listener: () => void) => () => void;
   close(): Promise<void>;
 }
 
@@ -39,6 +44,8 @@ function loadPg(): typeof Pg {
 export interface StoreOptions {
   /** SQLite: this thread's turns at the file, shared with the process's other threads (thread-turns.ts). */
   threadTurns?: ThreadTurnsHandle;
+  /** SQLite: how the WAL file is synced (fdatasync; a test's own, to hold it). */
+  syncData?: ConstructorParameters<typeof WalSync>[1];
 }
 
 /** Opens the database named by the URL: `sqlite:<file>` (WAL, group commit, each synced before it is answered) or `postgres://...`. */
@@ -59,7 +66,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // Acknowledged means durable: every commit is fsynced before the reply. In memory: nothing to sync.
   // A file: COMMIT writes the WAL (NORMAL) and the group commit syncs it off this thread before
   // answering (wal-sync.ts), rather than SQLite in COMMIT with the thread standing still (FULL).
-  const walSync = file === ':memory:' ? undefined : new WalSync(`${file}-wal`);
+  const walSync = file === ':memory:' ? undefined : new WalSync(`${file}-wal`, options.syncData);
   sqlite.pragma(walSync ? 'synchronous = NORMAL' : 'synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
@@ -70,8 +77,14 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   const turns = options.threadTurns ? new ThreadTurns(options.threadTurns) : undefined;
   // Reads outside transactions: a connection of their own, which never waits for the writer's group of commits.
   const reader = file === ':memory:' ? undefined : readOnlyConnection(file);
+  const committed = new Set<() => void>();
   const db = new Kysely<Database>({
-    dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), { turns, reader: reader && withStatementCache(reader), walSync }),
+    dialect: new GroupCommitSqliteDialect(withStatementCache(sqlite), {
+      turns,
+      reader: reader && withStatementCache(reader),
+      walSync,
+      onCommitted: () => committed.forEach((listener) => listener()),
+    }),
   });
   // The commit counter on a read-only connection of its own: one that a read is streaming on
   // (an open read transaction) would show no commit until the stream ends.
@@ -81,6 +94,12 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     db,
     kind: 'sqlite',
     ...(version && { dataVersion: () => version.get() as number }),
+    ...(walSync && {
+      onCommitted: (listener: () => void) => {
+        committed.add(listener);
+        return () => committed.delete(listener);
+      },
+    }),
     close: async () => {
       await db.destroy();
       versions?.close();

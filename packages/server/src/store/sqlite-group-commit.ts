@@ -15,6 +15,8 @@ export interface GroupCommitOptions {
   turns?: ThreadTurns;
   /** Called after each commit with the number of writes, transactions and reads it made durable. */
   onCommit?: (members: number) => void;
+  /** Called right after each COMMIT, before its sync: what it wrote is what readers see now, not yet durable. */
+  onCommitted?: () => void;
   /**
    * For a connection with `synchronous = NORMAL`: syncs the WAL after each commit, off this thread
    * (wal-sync.ts). The turn to write is released at the commit; the members are answered after the sync.
@@ -326,6 +328,7 @@ class GroupCommitSqliteDriver implements Driver {
     };
     if (this.options.walSync) this.options.walSync.sync().then(durable, (e: unknown) => batch.reject(e));
     else durable();
+    this.options.onCommitted?.();
   }
 
   private failBatch(batch: Batch, e: unknown): void {

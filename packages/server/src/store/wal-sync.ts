@@ -20,19 +20,50 @@ import { closeSync, fdatasync, fdatasyncSync, fstatSync, openSync, statSync } fr
 export class WalSync {
   private fd: number | null = null;
   private ino = -1;
+  /** The sync under way, if any. */
+  private running: Promise<void> | null = null;
+  /** The one that begins when it ends, shared by every caller that came meanwhile. */
+  private queued: Promise<void> | null = null;
 
-  /** file: the database's WAL file (`<database>-wal`). */
-  constructor(private readonly file: string) {}
+  /** file: the database's WAL file (`<database>-wal`); syncData: fdatasync (a test's own, to hold it). */
+  constructor(
+    private readonly file: string,
+    private readonly syncData: (fd: number, done: (e: NodeJS.ErrnoException | null) => void) => void = fdatasync,
+  ) {}
 
-  /** Syncs the WAL file as it is now; resolves when its contents are on disk. */
+  /**
+   * Syncs the WAL file as it is now; resolves when its contents are on disk. One sync at a time:
+   * a caller that comes while one is under way (which may have begun before its commit) waits for
+   * the next, which all such callers share. Under a stream of commits (a busy API's), each was a
+   * sync of its own, and they queued on libuv's four threads in front of the other thread's syncs
+   * and file reads.
+   */
   sync(): Promise<void> {
+    if (this.queued) return this.queued;
+    if (!this.running) return this.begin();
+    this.queued = this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.begin();
+      });
+    return this.queued;
+  }
+
+  private begin(): Promise<void> {
     let fd: number;
     try {
       fd = this.current();
     } catch (e) {
       return Promise.reject(e as Error);
     }
-    return new Promise((resolve, reject) => fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+    const running = new Promise<void>((resolve, reject) => this.syncData(fd, (e) => (e ? reject(e) : resolve())));
+    this.running = running;
+    const over = () => {
+      if (this.running === running) this.running = null;
+    };
+    running.then(over, over);
+    return running;
   }
 
   /** The same, on this thread (at close). */

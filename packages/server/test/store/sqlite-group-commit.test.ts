@@ -36,9 +36,12 @@ function open(options: { failCommits?: number; reader?: boolean; walSync?: Group
     },
   });
   const commits: number[] = [];
+  /** Per COMMIT (onCommitted): how many batches were answered (onCommit) before it. */
+  const committedAfter: number[] = [];
   const db = new Kysely<Db>({
     dialect: new GroupCommitSqliteDialect(database, {
       onCommit: (members) => commits.push(members),
+      onCommitted: () => committedAfter.push(commits.length),
       ...(options.reader && { reader: new SQLite(file, { readonly: true }) }),
       ...(options.walSync && { walSync: options.walSync }),
       // Batches end by size and idleness only: a loaded machine's pauses do not split them.
@@ -51,6 +54,7 @@ function open(options: { failCommits?: number; reader?: boolean; walSync?: Group
   return {
     db,
     commits,
+    committedAfter,
     isCommitted: (id: string) => committed(id).n === 1,
     ids,
     close: async () => {
@@ -233,6 +237,7 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
         while (!syncs.length) await new Promise((r) => setImmediate(r));
         // Committed (another connection sees it), not yet answered: the sync is under way.
         assert.equal(s.isCommitted('a'), true);
+        assert.deepEqual(s.committedAfter, [0], 'onCommitted was told at the commit, before the batch was answered');
         await new Promise((r) => setImmediate(r));
         assert.equal(answered, false);
         // The connection is not held for the sync: the next write commits meanwhile.
@@ -249,6 +254,50 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
       },
       { walSync },
     );
+  });
+
+  it('WalSync runs one sync at a time: the callers that come while one is under way share the next, which begins after it', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-wal-sync-'));
+    const file = path.join(dir, 'db.sqlite-wal');
+    writeFileSync(file, '');
+    const held: ((e: NodeJS.ErrnoException | null) => void)[] = [];
+    const sync = new WalSync(file, (_fd, done) => held.push(done));
+    const settled: string[] = [];
+    const track = (name: string, p: Promise<void>) =>
+      p.then(
+        () => settled.push(`${name} ok`),
+        (e: Error) => settled.push(`${name} ${e.message}`),
+      );
+    const tick = () => new Promise((r) => setImmediate(r));
+    try {
+      const a = track('a', sync.sync());
+      const b = track('b', sync.sync());
+      const c = track('c', sync.sync());
+      await tick();
+      assert.equal(held.length, 1, 'b and c wait: the sync under way may have begun before their commits');
+      held[0](null);
+      await a;
+      await tick();
+      assert.deepEqual(settled, ['a ok']);
+      assert.equal(held.length, 2, 'one more sync, for b and c together');
+      // A caller that comes now needs one that begins after its commit: a third.
+      const d = track('d', sync.sync());
+      held[1](Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' }));
+      await Promise.all([b, c]);
+      assert.deepEqual(settled, ['a ok', 'b EIO: i/o error, fdatasync', 'c EIO: i/o error, fdatasync']);
+      await tick();
+      assert.equal(held.length, 3, "d's sync begins after the failed one");
+      held[2](null);
+      await d;
+      assert.deepEqual(settled.slice(3), ['d ok']);
+      // Nothing under way: the next caller's sync begins at once.
+      const e = track('e', sync.sync());
+      assert.equal(held.length, 4);
+      held[3](null);
+      await e;
+    } finally {
+      sync.close();
+    }
   });
 
   it('WalSync syncs the WAL file there is now, and says so when there is none', async () => {
