@@ -32,6 +32,11 @@ export interface SchedulerContext {
   readonly signal: AbortSignal;
   /** A job of this scheduler was settled, so its slot is free: a pass may claim the next (before the job's clean-up is done). */
   slotFreed?: () => void;
+  /**
+   * A settle's final UPDATE is under way (true), or answered (false): meanwhile a commit of the
+   * scheduler's database may be the one that frees a slot, before it is synced (Scheduler).
+   */
+  settling?: (underWay: boolean) => void;
   /** How long after launching a task that starts at once its job is reported running (AttemptRunner); default RUNNING_MARK_DELAY_MS. */
   runningMarkDelayMs?: number;
 }

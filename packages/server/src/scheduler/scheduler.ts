@@ -60,9 +60,15 @@ export class Scheduler {
   private again = false;
   /** When the last pass that reaped expired leases and enforced cost limits began (performance.now()). */
   private lastPeriodic = -Infinity;
+  /** Settles whose final UPDATE is under way (ctx.settling). */
+  private settlesUnderWay = 0;
+  /** Ends the wakes on the store's commits (start()); null where the store tells none. */
+  private stopWakingOnCommits: (() => void) | null = null;
+  private readonly store: Store;
 
   constructor(options: SchedulerOptions) {
     this.id = options.id ?? newSchedulerId();
+    this.store = options.store;
     // Every running job's wait listens to this one signal: hundreds of listeners are expected, not a leak.
     setMaxListeners(0, this.stopping.signal);
     this.ctx = {
@@ -77,7 +83,13 @@ export class Scheduler {
       blobs: options.blobs ?? createBlobStore(options.config),
       log: SILENT_LOG,
       signal: this.stopping.signal,
-      slotFreed: () => this.wake(),
+      // Where the store tells its commits, the commit of the settle woke a pass already (start()).
+      slotFreed: () => {
+        if (!this.stopWakingOnCommits) this.wake();
+      },
+      settling: (underWay) => {
+        this.settlesUnderWay += underWay ? 1 : -1;
+      },
       runningMarkDelayMs: options.runningMarkDelayMs ?? RUNNING_MARK_DELAY_MS,
     };
   }
@@ -87,6 +99,14 @@ export class Scheduler {
     if (this.started) return;
     this.started = true;
     this.ctx.log = log;
+    // A settle frees its slot when it commits: readers (the next pass's plan) see it then, and a claim
+    // made meanwhile is synced after it (one WAL). Waiting for the settle's sync, as its callers do,
+    // held the next job back by a sync (2-4 ms) on every job. A commit while a settle is under way
+    // may be another's: a pass then finds no slot free, and the settle's own commit wakes one again.
+    this.stopWakingOnCommits =
+      this.store.onCommitted?.(() => {
+        if (this.settlesUnderWay > 0) this.wake();
+      }) ?? null;
     this.heartbeat = setInterval(() => this.renew(), Math.max(50, Math.floor(this.ctx.config.schedulerLeaseMs / 3)));
     this.wake();
   }
@@ -110,6 +130,7 @@ export class Scheduler {
   async stop(options: { releaseLeases?: boolean } = {}): Promise<void> {
     if (this.stopping.signal.aborted) return;
     this.stopping.abort();
+    this.stopWakingOnCommits?.();
     clearTimeout(this.timer);
     clearInterval(this.heartbeat);
     await this.passing;

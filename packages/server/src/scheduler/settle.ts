@@ -74,6 +74,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
       if (outcome.status === 'completed') outcome = { status: 'failed', message };
     }
   }
+  ctx.settling?.(true);
   const settled = await moveJob(ctx.db, ref, outcome.status, {
     ...(started && { start_time: row.start_time, ...(started.externalId && { external_id: JSON.stringify(started.externalId) }) }),
     end_time: new Date(end).toISOString(),
@@ -83,7 +84,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
     ...(outcome.status === 'completed' && { exit_code: 0 }),
     ...(outcome.status === 'failed' && { exit_code: outcome.exitCode ?? null, status_message: outcome.message }),
     ...(outcome.status === 'aborted' && outcome.message && { status_message: outcome.message }),
-  });
+  }).finally(() => ctx.settling?.(false));
   if (settled) {
     ctx.log.info({ jobId: ref.id, attempt: ref.attempt, status: outcome.status }, 'job settled');
     ctx.slotFreed?.();
