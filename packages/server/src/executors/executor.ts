@@ -118,4 +118,6 @@ export interface Executor {
    * the runner awaits it after the outcome is recorded. Rejects with why it could not be done.
    */
   cleanup?(control: AttemptControl): Promise<void>;
+  /** Resolves when every clean-up under way has ended, however it ended (the scheduler stops: no retry is cut short). */
+  drain?(): Promise<void>;
 }

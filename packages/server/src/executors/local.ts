@@ -179,6 +179,10 @@ export class LocalExecutor implements Executor {
     return this.limits.removed(control);
   }
 
+  drain(): Promise<void> {
+    return this.limits.drain();
+  }
+
   /**
    * After the wrapper ended: its exit file, or lost, and whether the kernel killed it for its
    * memory. Whatever it left running in its process group, or in its cgroup, is killed.

@@ -136,6 +136,8 @@ export class Scheduler {
     await this.passing;
     await this.renewing;
     await Promise.all([...this.runners.values()].map((r) => r.launched));
+    // The clean-ups after tasks that ended (a cgroup the kernel still held) run on this thread's timers: not cut short.
+    await Promise.all(Object.values(this.ctx.executors).map((e) => e.drain?.()));
     if (this.started && options.releaseLeases !== false) await releaseLeases(this.ctx);
   }
 

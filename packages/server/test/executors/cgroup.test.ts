@@ -200,11 +200,14 @@ describe("the removal of a task's groups", () => {
     assert.equal(await limits.settle(control, false), false);
     assert.deepEqual(calls, [name], 'the removal began (its kill and first try)');
     let done = false;
+    let drained = false;
     const removed = limits.removed(control).then(() => (done = true));
+    const draining = limits.drain().then(() => (drained = true));
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(done, false, 'removed() waits for the removal under way');
+    assert.equal(drained, false, 'so does drain()');
     held.get(name)!.resolve();
-    await removed;
+    await Promise.all([removed, draining]);
     assert.equal(done, true);
     // Nothing under way any more: at once.
     await limits.removed(control);
@@ -222,6 +225,7 @@ describe("the removal of a task's groups", () => {
     await limits.settle(control, false);
     held.get(groupNameOf(control))!.reject(new Error('EBUSY: resource busy or locked, rmdir'));
     await new Promise((resolve) => setImmediate(resolve));
+    await limits.drain();
     await assert.rejects(limits.removed(control), /EBUSY/);
     await limits.removed(control);
   });

@@ -89,6 +89,11 @@ export class TaskLimits {
     return removal.finally(() => this.removals.get(name) === removal && this.removals.delete(name));
   }
 
+  /** Resolves when every removal that settle() began has ended, however it ended. */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.removals.values());
+  }
+
   /** Kills what is left in the group and tries to remove it at once (remove() does both before it first waits); retries meanwhile. */
   private removeSoon(name: string): void {
     const removal = this.cgroups.remove(name);
