@@ -24,6 +24,7 @@ export class WalSync {
   private running: Promise<void> | null = null;
   /** The one that begins when it ends, shared by every caller that came meanwhile. */
   private queued: Promise<void> | null = null;
+  private closed = false;
 
   /** file: the database's WAL file (`<database>-wal`); syncData: fdatasync (a test's own, to hold it). */
   constructor(
@@ -51,6 +52,7 @@ export class WalSync {
   }
 
   private begin(): Promise<void> {
+    if (this.closed) return Promise.resolve();
     let fd: number;
     try {
       fd = this.current();
@@ -71,8 +73,16 @@ export class WalSync {
     fdatasyncSync(this.current());
   }
 
-  /** Closes the descriptor; call after the last sync. */
+  /**
+   * Closes the descriptor. Call it after syncNow(), which made all that was committed durable: a
+   * sync still queued then has nothing left to do, and resolves without reopening the file.
+   */
   close(): void {
+    this.closed = true;
+    this.closeDescriptor();
+  }
+
+  private closeDescriptor(): void {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = null;
   }
@@ -85,7 +95,7 @@ export class WalSync {
   private current(): number {
     const ino = statSync(this.file).ino;
     if (this.fd === null || ino !== this.ino) {
-      this.close();
+      this.closeDescriptor();
       this.fd = openSync(this.file, 'r');
       this.ino = fstatSync(this.fd).ino;
     }

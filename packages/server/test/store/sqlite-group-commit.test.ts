@@ -295,6 +295,16 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
       assert.equal(held.length, 4);
       held[3](null);
       await e;
+      // Closed (after a final syncNow, as at the store's close): a sync still queued does not reopen the file.
+      const f = track('f', sync.sync());
+      const g = track('g', sync.sync());
+      sync.syncNow();
+      sync.close();
+      held[4](null);
+      await Promise.all([f, g]);
+      assert.deepEqual(settled.slice(4), ['e ok', 'f ok', 'g ok']);
+      assert.equal(held.length, 5, 'no sync after the close');
+      assert.deepEqual(openDescriptorsTo(file), []);
     } finally {
       sync.close();
     }
