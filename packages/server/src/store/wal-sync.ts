@@ -59,7 +59,8 @@ export class WalSync {
     } catch (e) {
       return Promise.reject(e as Error);
     }
-    const running = new Promise<void>((resolve, reject) => this.syncData(fd, (e) => (e ? reject(e) : resolve())));
+    // A sync that ends after close() (EBADF: the descriptor went) had syncNow() do its work.
+    const running = new Promise<void>((resolve, reject) => this.syncData(fd, (e) => (e && !this.closed ? reject(e) : resolve())));
     this.running = running;
     const over = () => {
       if (this.running === running) this.running = null;
@@ -75,7 +76,8 @@ export class WalSync {
 
   /**
    * Closes the descriptor. Call it after syncNow(), which made all that was committed durable: a
-   * sync still queued then has nothing left to do, and resolves without reopening the file.
+   * sync still queued then has nothing left to do, and resolves without reopening the file; one
+   * under way resolves whatever it met.
    */
   close(): void {
     this.closed = true;

@@ -295,12 +295,13 @@ describe('SQLite group commit (store/sqlite-group-commit.ts)', () => {
       assert.equal(held.length, 4);
       held[3](null);
       await e;
-      // Closed (after a final syncNow, as at the store's close): a sync still queued does not reopen the file.
+      // Closed (after a final syncNow, as at the store's close): a sync still queued does not reopen the file,
+      // and the one under way, whose descriptor went, resolves (syncNow did its work).
       const f = track('f', sync.sync());
       const g = track('g', sync.sync());
       sync.syncNow();
       sync.close();
-      held[4](null);
+      held[4](Object.assign(new Error('EBADF: bad file descriptor, fdatasync'), { code: 'EBADF' }));
       await Promise.all([f, g]);
       assert.deepEqual(settled.slice(4), ['e ok', 'f ok', 'g ok']);
       assert.equal(held.length, 5, 'no sync after the close');
