@@ -172,6 +172,22 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
     },
   );
 
+  it('binds a directory named twice the same way once, and keeps a read-only input inside a writable one read-only', () => {
+    const task: TaskSpec = {
+      argv: ['sh'],
+      env: { PATH: '/usr/bin' },
+      cwd: '/srv/job/work',
+      writable: ['/srv/job/work', '/srv/job/logs/', '/srv/job/work'],
+      readable: ['/srv/job/work/input', '/srv/job/work/input'],
+      logFile: '/srv/job/logs/log',
+    };
+    const argv = bwrapArgv('/usr/bin/bwrap', task, 'host');
+    const binds = argv.flatMap((a, i) =>
+      a === '--bind' || (a === '--ro-bind-try' && argv[i + 1].startsWith('/srv/')) ? [`${a} ${argv[i + 1]}`] : [],
+    );
+    assert.deepEqual(binds, ['--bind /srv/job/work', '--bind /srv/job/logs', '--ro-bind-try /srv/job/work/input']);
+  });
+
   it('bwrap missing: an error that names the setting, never a fallback to the host', () => {
     const empty = mkdtempSync(path.join(os.tmpdir(), 'runyard-nobwrap-'));
     assert.throws(

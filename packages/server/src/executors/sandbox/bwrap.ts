@@ -95,12 +95,17 @@ function pathDirs(task: TaskSpec): string[] {
   return dirs.filter((d) => !/^\/usr(\/|$)/.test(path.resolve(d)) && !underSystemLink(d));
 }
 
-/** Binds from parents to children, so a path inside another is mounted over it (a read-only input inside a writable directory stays read-only). */
+/**
+ * Binds from parents to children, so a path inside another is mounted over it (a read-only input
+ * inside a writable directory stays read-only). A path named twice the same way (a bash job's work
+ * directory is its cwd and one of its writable directories) is bound once.
+ */
 function bindArgs(readable: string[], writable: string[]): string[] {
-  const binds = [
+  const named = [
     ...readable.map((p) => ({ p: path.resolve(p), flag: '--ro-bind-try' })),
     ...writable.map((p) => ({ p: path.resolve(p), flag: '--bind' })),
   ];
+  const binds = named.filter((b, i) => named.findIndex((o) => o.p === b.p && o.flag === b.flag) === i);
   binds.sort((a, b) => a.p.split('/').length - b.p.split('/').length);
   return binds.flatMap(({ p, flag }) => [flag, p, p]);
 }
