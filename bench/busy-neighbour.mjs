@@ -12,10 +12,17 @@ import { startJobServer } from './lib/jobs.mjs';
 import { endedBetween, queuedNow, topUpQueue } from './lib/queue.mjs';
 
 const WINDOW_MS = Number(process.env.BENCH_NEIGHBOUR_WINDOW_MS ?? 5000);
+// A loop in user space that ends once this process is gone (checked every 100,000 turns), so that a
+// bench stopped with ^C leaves no busy loop behind (chrt and nice exec the shell: its parent is this process).
+const BUSY_LOOP = [
+  'sh',
+  '-c',
+  'i=0; while :; do i=$((i + 1)); if [ "$i" -ge 100000 ]; then kill -0 "$PPID" 2>/dev/null || exit 0; i=0; fi; done',
+];
 const NEIGHBOURS = {
-  SCHED_IDLE: ['chrt', '--idle', '0', 'sh', '-c', 'while :; do :; done'],
-  'nice 19': ['nice', '-n', '19', 'sh', '-c', 'while :; do :; done'],
-  'nice 0': ['sh', '-c', 'while :; do :; done'],
+  SCHED_IDLE: ['chrt', '--idle', '0', ...BUSY_LOOP],
+  'nice 19': ['nice', '-n', '19', ...BUSY_LOOP],
+  'nice 0': BUSY_LOOP,
 };
 
 /** Jobs per second over one window, beside `argv` running (none: alone). Tops up the queue first so it never runs dry. */
