@@ -67,44 +67,48 @@ export async function createSession(
   const items = await resolveSessionItems(db, ctx.workspaceId, { files: [], folders: [] }, body);
   const id = newObjectId();
   const home = sessionHome(ctx.workspaceId, id);
-  await db
-    .insertInto('interactive_sessions')
-    .values({
-      id,
-      workspace_id: ctx.workspaceId,
-      project_id: project.id,
-      user_id: ctx.user.id,
-      name: conf.name,
-      backend: conf.backend,
-      execution_platform: platform,
-      visibility: conf.visibility ?? 'private',
-      status: 'scheduled',
-      status_message: null,
-      stop_reason: null,
-      instance_type: sizing.instanceType,
-      cpus: sizing.cpus,
-      memory_gib: sizing.memoryGiB,
-      price_per_hour_cents: sizing.pricePerHourCents,
-      is_cost_saving: conf.isCostSaving ? 1 : 0,
-      storage_size_gb: conf.storageSizeInGb ?? SESSION_STORAGE_DEFAULT_GB,
-      storage_mode: conf.storageMode ?? 'regular',
-      cost_limit: costLimit,
-      auto_shutdown_at: shutdownAt,
-      r_version: conf.backend === 'rstudio' ? (conf.rVersion ?? null) : null,
-      cluster_json: conf.backend === 'spark' && conf.cluster ? JSON.stringify(conf.cluster) : null,
-      data_items_json: JSON.stringify(items.files),
-      fuse_file_systems_json: JSON.stringify(items.folders),
-      request_json: JSON.stringify(body),
-      home_bucket: home.bucket,
-      home_prefix: home.prefix,
-      ...NO_RUN,
-      last_saved_at: null,
-      archived_at: null,
-      created_at: now,
-      updated_at: now,
-      ended_at: null,
-    })
-    .execute();
-  const row = await db.selectFrom('interactive_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  // Inserted and read back in one transaction: the reply is the session as created, `scheduled`, even when a
+  // scheduler's pass starts it (initializing) before a read after the commit would come.
+  const row = await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('interactive_sessions')
+      .values({
+        id,
+        workspace_id: ctx.workspaceId,
+        project_id: project.id,
+        user_id: ctx.user.id,
+        name: conf.name,
+        backend: conf.backend,
+        execution_platform: platform,
+        visibility: conf.visibility ?? 'private',
+        status: 'scheduled',
+        status_message: null,
+        stop_reason: null,
+        instance_type: sizing.instanceType,
+        cpus: sizing.cpus,
+        memory_gib: sizing.memoryGiB,
+        price_per_hour_cents: sizing.pricePerHourCents,
+        is_cost_saving: conf.isCostSaving ? 1 : 0,
+        storage_size_gb: conf.storageSizeInGb ?? SESSION_STORAGE_DEFAULT_GB,
+        storage_mode: conf.storageMode ?? 'regular',
+        cost_limit: costLimit,
+        auto_shutdown_at: shutdownAt,
+        r_version: conf.backend === 'rstudio' ? (conf.rVersion ?? null) : null,
+        cluster_json: conf.backend === 'spark' && conf.cluster ? JSON.stringify(conf.cluster) : null,
+        data_items_json: JSON.stringify(items.files),
+        fuse_file_systems_json: JSON.stringify(items.folders),
+        request_json: JSON.stringify(body),
+        home_bucket: home.bucket,
+        home_prefix: home.prefix,
+        ...NO_RUN,
+        last_saved_at: null,
+        archived_at: null,
+        created_at: now,
+        updated_at: now,
+        ended_at: null,
+      })
+      .execute();
+    return trx.selectFrom('interactive_sessions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  });
   return sessionDocument(db, row);
 }
