@@ -50,13 +50,21 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRes
   let stderr = '';
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  child.stdin!.end(options.input ?? '');
+  // A child may exit (or close its stdin) before reading it: the write then fails with EPIPE, which says
+  // nothing about the CLI (its exit code and output do). Any other error of the pipe fails the run.
+  let stdinError: Error | undefined;
+  child.stdin!.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') stdinError = e;
+  });
+  if (options.input) child.stdin!.end(options.input);
+  else child.stdin!.end();
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr });
+      if (stdinError) reject(stdinError);
+      else resolve({ code, stdout, stderr });
     });
   });
 }
