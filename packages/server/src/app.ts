@@ -12,7 +12,7 @@ import { SessionUiTokens } from './http/session-ui-token.js';
 import { RequestLogController, requestSerializers } from './http/request-log.js';
 import { registerTextGuard } from './http/text-guard.js';
 import { registerWebApp } from './http/web-app.js';
-import { secureCookies } from './http/web-auth.js';
+import { HSTS_VALUE, secureCookies } from './http/web-auth.js';
 import { adminHandlers } from './routes/admin.js';
 import { authHandlers } from './routes/auth.js';
 import { costHandlers } from './routes/costs.js';
@@ -113,8 +113,11 @@ export async function buildApp(
   registerErrorHandler(app);
   registerHomePage(app, VERSION);
   // Cheap defence in depth: no API answer is shown in a frame (the session proxy's own answers are the sessions').
+  // Served over HTTPS (directly or behind a proxy that speaks it): browsers are told to keep to it (HSTS).
+  const hsts = secureCookies(config);
   app.addHook('onSend', async (request, reply) => {
     if (request.url.startsWith('/api/') && !reply.hasHeader('x-frame-options')) void reply.header('x-frame-options', 'DENY');
+    if (hsts) void reply.header('strict-transport-security', HSTS_VALUE);
   });
   await registerWebApp(app, config.webDir, {
     elsewhere: (host) => (origins.isSessionsHost(host) ? `${origins.platformUrl() ?? ''}/app/` : null),
@@ -140,7 +143,7 @@ export async function buildApp(
   const publicOrigin = config.publicUrl ? [new URL(config.publicUrl).origin] : [];
   registerSessionProxy(app, {
     tokens: sessionUi,
-    resolve: (sessionId, userId) => sessionUpstream(store.db, config, sessionId, userId),
+    resolve: (sessionId, userId, keyId) => sessionUpstream(store.db, config, sessionId, userId, keyId),
     // Secure where sessions are reached over HTTPS: their own URL's scheme, else the platform's.
     secureCookies: config.sessionsUrl ? config.sessionsUrl.startsWith('https:') : secureCookies(config),
     ...(origins.own

@@ -76,12 +76,20 @@ export interface ExternalId {
  *   lost    - it started but vanished without an exit code (killed, machine restarted);
  *   absent  - there is no trace that it ever started.
  * outOfMemory: it was killed for passing its memory limit (TaskSpec.resources).
+ * limits: what the kernel counted against its limits while it ran, where the executor can tell
+ * (a child killed for its memory while the task itself went on, forks refused at its process limit).
  */
 export type TaskState =
   | { state: 'running'; id: ExternalId }
-  | { state: 'exited'; exitCode: number; outOfMemory?: true; message?: string }
-  | { state: 'lost'; reason: string; outOfMemory?: true }
+  | { state: 'exited'; exitCode: number; outOfMemory?: true; message?: string; limits?: LimitCounts }
+  | { state: 'lost'; reason: string; outOfMemory?: true; limits?: LimitCounts }
   | { state: 'absent' };
+
+/** Counts of what a task's limits stopped (executors/sandbox/cgroup.ts LimitEvents). */
+export interface LimitCounts {
+  oomKills: number;
+  forksRefused: number;
+}
 
 /** Settled states: what wait() answers. */
 export type TaskEnd = Extract<TaskState, { state: 'exited' | 'lost' }>;

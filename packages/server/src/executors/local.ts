@@ -202,10 +202,13 @@ export class LocalExecutor implements Executor {
     const recorded = await readExitFile(control);
     const claimed = recorded === null && seenCode !== null && (await readPidFile(control))?.pid === id.pid;
     const exitCode = claimed ? seenCode : recorded;
+    // Read before settle removes the group: a child killed for its memory, forks refused at the process limit.
+    const events = this.limits.events(control);
+    const limits = events && (events.oomKills > 0 || events.forksRefused > 0) ? { limits: events } : {};
     // 137: the shell's code of a SIGKILLed task.
     const oom = (await this.limits.settle(control, exitCode === null || exitCode === 137, probedOom)) ? { outOfMemory: true as const } : {};
-    if (exitCode !== null) return { state: 'exited', exitCode, ...oom };
-    return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code`, ...oom };
+    if (exitCode !== null) return { state: 'exited', exitCode, ...oom, ...limits };
+    return { state: 'lost', reason: `the task's process (pid ${id.pid}) ended without recording an exit code`, ...oom, ...limits };
   }
 
   private async pidFileWithin(control: AttemptControl, ms: number): Promise<LocalId | null> {

@@ -1,12 +1,19 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { appendBeneath } from '../storage/beneath.js';
 import type { AttemptControl, TaskSpec } from './executor.js';
 
-/** Before a launch: the attempt's control directory, the log's directory, the task's working and writable directories. */
+/**
+ * Before a launch: the attempt's control directory, the log's directory, the task's working and
+ * writable directories. A log that an earlier attempt's task replaced with a link, a FIFO or a
+ * directory is removed (the link itself, never what it names), so the new attempt gets a file.
+ */
 export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
   mkdirSync(control.dir, { recursive: true });
   mkdirSync(path.dirname(task.logFile), { recursive: true });
+  const log = lstatSafe(task.logFile);
+  // rm never follows a link: a link is removed, and a directory's links with it.
+  if (log && !log.isFile()) rmSync(task.logFile, { recursive: true, force: true });
   // A writable file (a WDL task's failure file) exists already: only directories are made.
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }
@@ -19,10 +26,18 @@ export function logLinesText(lines: readonly (string | null)[]): string {
     .join('');
 }
 
+function lstatSafe(file: string) {
+  try {
+    return lstatSync(file);
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Appends those lines to the task's log, before the task's own output. One write, in the thread
- * pool (creating the file is the slow part, off the scheduler's thread).
+ * pool (creating the file is the slow part, off the scheduler's thread); never through a link.
  */
 export async function appendLogLines(logFile: string, lines: readonly (string | null)[]): Promise<void> {
-  await appendFile(logFile, logLinesText(lines), { mode: 0o644 });
+  await appendBeneath(path.dirname(logFile), path.basename(logFile), logLinesText(lines));
 }

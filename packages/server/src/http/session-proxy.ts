@@ -53,7 +53,7 @@ export interface SessionProxyOptions {
    * Called for every request and WebSocket, after the person's token or cookie was checked: cache
    * briefly if the database must be spared (a notebook page loads dozens of files).
    */
-  resolve(sessionId: string, userId: string): Promise<SessionUpstream | null>;
+  resolve(sessionId: string, userId: string, keyId?: string): Promise<SessionUpstream | null>;
   /** Lifetime of the cookie a launch token is exchanged for; default 12 hours. */
   cookieTtlSeconds?: number;
   /** Marks the cookie Secure: set when the platform is served over HTTPS (directly or behind a proxy). */
@@ -228,6 +228,8 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   });
   proxy.on('proxyRes', (proxyRes) => {
     sanitizeResponseHeaders(proxyRes.headers);
+    // Sessions served over HTTPS: browsers keep to it (the platform's own answers say the same).
+    if (options.secureCookies) proxyRes.headers['strict-transport-security'] = 'max-age=31536000';
     // Hop-by-hop: the answer keeps the browser's connection as the browser asked (http-proxy sets it from the request).
     delete proxyRes.headers.connection;
     delete proxyRes.headers['keep-alive'];
@@ -253,7 +255,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   async function fromCookie(target: Target, headers: IncomingHttpHeaders): Promise<SessionUpstream | null> {
     for (const value of cookieValues(firstValue(headers.cookie), SESSION_UI_COOKIE)) {
       const claims = tokens.verify(value, 'cookie', target.sessionId);
-      if (claims) return resolve(target.sessionId, claims.userId);
+      if (claims) return resolve(target.sessionId, claims.userId, claims.keyId);
     }
     return null;
   }
@@ -275,8 +277,8 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
       const claims = tokens.verify(target.launchToken, 'launch', target.sessionId);
       // A spent launch token goes on as if it were not there (a reload of the launch URL, with the cookie).
       if (claims && takeLaunch(claims.nonce, claims.expiresAt)) {
-        if (!(await resolve(target.sessionId, claims.userId))) return hidden();
-        const cookie = tokens.issue('cookie', target.sessionId, claims.userId, cookieTtlSeconds);
+        if (!(await resolve(target.sessionId, claims.userId, claims.keyId))) return hidden();
+        const cookie = tokens.issue('cookie', target.sessionId, claims.userId, cookieTtlSeconds, claims.keyId);
         const attributes = [`Path=${target.basePath}`, `Max-Age=${cookieTtlSeconds}`, 'HttpOnly', 'SameSite=Strict'];
         if (options.secureCookies) attributes.push('Secure');
         return reply

@@ -11,7 +11,8 @@ import { derivedKey } from '../store/secret-box.js';
  *            once, in exchange for a cookie. Never the API key: a URL ends up in histories and logs.
  *   cookie - what the proxy sets in exchange: HttpOnly, SameSite=Strict, scoped to the session's path.
  *
- * Both name the session, the person and an expiry; a token of one kind is never taken as the
+ * Both name the session, the person, the API key the person used to ask for the launch (when they
+ * used one: the proxy refuses the cookie once that key is revoked) and an expiry; a token of one kind is never taken as the
  * other, nor for another session. Text: `<base64url JSON claims>.<base64url HMAC>`; the HMAC covers
  * the claims text.
  */
@@ -21,6 +22,8 @@ export interface SessionUiClaims {
   kind: SessionUiTokenKind;
   sessionId: string;
   userId: string;
+  /** The API key (its id) with which the launch was asked for, directly or through a dashboard session. */
+  keyId?: string;
   /** Milliseconds since the epoch. */
   expiresAt: number;
   /** Random: tells two tokens apart (a launch token is taken once). */
@@ -47,14 +50,15 @@ export class SessionUiTokens {
     return new SessionUiTokens(derivedKey(keyFile, SESSION_UI_KEY_PURPOSE), now);
   }
 
-  issue(kind: SessionUiTokenKind, sessionId: string, userId: string, ttlSeconds: number): string {
-    if (!ID.test(sessionId) || !ID.test(userId))
-      throw new Error('A session UI token names a session id and a user id (24 hex characters).');
+  issue(kind: SessionUiTokenKind, sessionId: string, userId: string, ttlSeconds: number, keyId?: string): string {
+    if (!ID.test(sessionId) || !ID.test(userId) || (keyId !== undefined && !ID.test(keyId)))
+      throw new Error('A session UI token names a session id, a user id and maybe a key id (24 hex characters).');
     if (!(ttlSeconds > 0)) throw new Error('A session UI token needs a positive lifetime.');
     const claims: SessionUiClaims = {
       kind,
       sessionId,
       userId,
+      ...(keyId !== undefined && { keyId }),
       expiresAt: this.now() + Math.round(ttlSeconds * 1000),
       nonce: randomBytes(12).toString('base64url'),
     };
@@ -98,6 +102,7 @@ function isClaims(value: unknown): value is SessionUiClaims {
     typeof c.sessionId === 'string' &&
     typeof c.userId === 'string' &&
     ID.test(c.userId) &&
+    (c.keyId === undefined || (typeof c.keyId === 'string' && ID.test(c.keyId))) &&
     typeof c.expiresAt === 'number' &&
     Number.isFinite(c.expiresAt) &&
     typeof c.nonce === 'string'

@@ -41,7 +41,7 @@ export const sessionHandlers: Handlers = {
   // An absolute URL on the sessions' own origin (http/session-origins.ts); a path when they share the platform's.
   sessionUiLink: async (req, { db, sessionUi, sessionOrigins }) => {
     const { id } = await sessionForUi(db, req.ctx, req.params.id);
-    const token = sessionUi.issue('launch', id, req.ctx.user.id, LAUNCH_TTL_SECONDS);
+    const token = sessionUi.issue('launch', id, req.ctx.user.id, LAUNCH_TTL_SECONDS, req.ctx.user.apiKeyId);
     const url = `${sessionOrigins.sessionsUrl() ?? ''}${sessionUiLaunchPath(id, token)}`;
     return { _id: id, url, expiresAt: new Date(Date.now() + LAUNCH_TTL_SECONDS * 1000).toISOString() };
   },

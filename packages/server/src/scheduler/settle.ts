@@ -1,17 +1,20 @@
-import { appendFile, readFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { JobStatus } from '@runyard/contract';
 import { stdoutFileOf } from '../engines/task-env.js';
-import type { ExternalId, TaskEnd } from '../executors/executor.js';
+import type { ExternalId, LimitCounts, TaskEnd } from '../executors/executor.js';
+import { pidsLimitOf } from '../executors/sandbox/cgroup.js';
 import { jobResources } from '../instance-types/job-resources.js';
 import { attemptStatus, moveJob } from './attempt-updates.js';
 import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { controlDirOf, failureFileOf, jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { preparedQuery } from '../store/prepared-query.js';
+import { appendBeneath, readBeneath } from '../storage/beneath.js';
 import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
-  | { status: 'completed' }
+  /** message: what its limits stopped while it still completed (a child killed for its memory); also the log's last line. */
+  | { status: 'completed'; message?: string }
   /** logged: the message is also the last line of the job's log. */
   | { status: 'failed'; exitCode?: number | null; message: string; logged?: boolean }
   | { status: 'aborted'; message?: string };
@@ -57,10 +60,13 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
   const row = started ? { ...found, start_time: found.start_time ?? started.startTime } : found;
   const end = Date.now();
   let paths: JobPaths | null = null;
-  if (outcome.status === 'failed' && outcome.logged && (await attemptStatus(ctx.db, ref))) {
+  const logLine =
+    outcome.status === 'failed' ? (outcome.logged ? outcome.message : null) : outcome.status === 'completed' ? outcome.message : null;
+  if (logLine && (await attemptStatus(ctx.db, ref))) {
     // Before the outputs are pushed, so the store's copy of the log has it too.
     const logs = await taskPaths(ctx.config.dataDir, ctx.blobs, row);
-    await appendFile(stdoutFileOf(logs), `${outcome.message}\n`).catch((e: Error) =>
+    // The task writes its logs directory: a link it left there as its log is refused, never written through.
+    await appendBeneath(logs.logs, path.basename(stdoutFileOf(logs)), `${logLine}\n`).catch((e: Error) =>
       ctx.log.warn({ jobId: ref.id, err: e.message }, 'could not write the end of a job to its log'),
     );
   }
@@ -81,7 +87,7 @@ export async function settle(ctx: SchedulerContext, ref: AttemptRef, outcome: Ou
     compute_cost_cents: computeCostCents(ctx.config, row, end),
     lease_owner: null,
     lease_expires_at: null,
-    ...(outcome.status === 'completed' && { exit_code: 0 }),
+    ...(outcome.status === 'completed' && { exit_code: 0, ...(outcome.message && { status_message: outcome.message }) }),
     ...(outcome.status === 'failed' && { exit_code: outcome.exitCode ?? null, status_message: outcome.message }),
     ...(outcome.status === 'aborted' && outcome.message && { status_message: outcome.message }),
   }).finally(() => ctx.settling?.(false));
@@ -125,17 +131,16 @@ export async function concludeAttempt(
     // nobody watched it): its start is stored with its outcome, in one UPDATE, not two.
     const start = status === 'initializing' ? (started ?? { externalId: null, startTime: new Date().toISOString() }) : undefined;
     // A message: the executor ended it (a batch system's time limit, a cancel there), whatever its code.
-    if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed' }, start);
-    // A kill the task survived (a pipeline's retried step) is not its failure; one it ended of is.
+    // What its limits stopped is always said: a kill the task survived (a pipeline's retried step) is not its failure, but it is reported.
+    const stopped = end.limits ? await limitsNote(ctx, ref, end.limits) : null;
+    if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed', ...(stopped && { message: stopped }) }, start);
+    // One it ended of is its failure.
     if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode), start);
+    const reason = end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`;
     return settle(
       ctx,
       ref,
-      {
-        status: 'failed',
-        exitCode: end.exitCode,
-        message: end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`,
-      },
+      { status: 'failed', exitCode: end.exitCode, message: stopped ? `${reason} ${stopped}` : reason, ...(stopped && { logged: true }) },
       start,
     );
   }
@@ -146,10 +151,36 @@ export async function concludeAttempt(
 
 /** What the task said of its own failure (failureFileOf), at most 2000 characters; null when it said nothing. */
 async function failureReason(ctx: SchedulerContext, ref: AttemptRef): Promise<string | null> {
-  const text = await readFile(failureFileOf(controlDirOf(ctx.config.dataDir, ref.id), ref.attempt), 'utf8').catch(() => '');
+  // The task writes its failure file (bound into its sandbox): read beneath the control directory, never through a link.
+  const file = failureFileOf(controlDirOf(ctx.config.dataDir, ref.id), ref.attempt);
+  const bytes = await readBeneath(path.dirname(file), path.basename(file), 0, 64 * 1024).catch(() => null);
+  const text = bytes?.toString('utf8') ?? '';
   const reason = text.replace(/\0/g, '').trim();
   if (!reason) return null;
   return reason.length > 2000 ? `${reason.slice(0, 1997)}...` : reason;
+}
+
+/** What the task's limits stopped while it ran, as a sentence naming them; null when nothing. */
+async function limitsNote(ctx: SchedulerContext, ref: AttemptRef, limits: LimitCounts): Promise<string | null> {
+  const { cpus, memoryGiB } = jobResources(ctx.config, await resourcedJob(ctx, ref));
+  const parts: string[] = [];
+  if (limits.oomKills > 0)
+    parts.push(`${plural(limits.oomKills, 'process was', 'processes were')} killed for exceeding the memory limit of ${memoryGiB} GiB`);
+  if (limits.forksRefused > 0)
+    parts.push(
+      `${plural(limits.forksRefused, 'new process was', 'new processes were')} refused at the limit of ${pidsLimitOf(cpus)} processes`,
+    );
+  return parts.length ? `Runyard: ${parts.join('; ')}.` : null;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+function resourcedJob(ctx: SchedulerContext, ref: AttemptRef) {
+  return ctx.db
+    .selectFrom('jobs')
+    .select(['workflow_type', 'instance_type', 'resource_cpu', 'resource_ram'])
+    .where('id', '=', ref.id)
+    .executeTakeFirstOrThrow();
 }
 
 /** The failure of a task the kernel killed for passing its memory limit, naming the limit as the job asked for it. */

@@ -104,5 +104,6 @@ export async function authenticate(db: Kysely<Database>, apikey: string): Promis
     surname: row.surname,
     email: row.email,
     isAdmin: row.is_admin === 1,
+    apiKeyId: id,
   };
 }

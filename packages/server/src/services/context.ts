@@ -6,6 +6,8 @@ export interface AuthUser {
   surname: string;
   email: string;
   isAdmin: boolean;
+  /** The API key the caller authenticated with (directly, or when signing in to the dashboard); none for an engine token. */
+  apiKeyId?: string;
 }
 
 /** A caller acting inside one workspace they belong to (checked before any service runs). */

@@ -10,7 +10,9 @@ import { sessionRow } from './interactive-sessions.js';
 /**
  * Who may open a session's web UI, through the platform's proxy: whoever sees the session (a
  * member of its workspace; a private one, its owner and the workspace's admins and owners), while
- * it is ready. Checked when a launch link is asked for, and again on every proxied request.
+ * it is ready. Checked when a launch link is asked for, and again on every proxied request, as
+ * the API key is: a deactivated user, a revoked key (the one the link was asked with), a removal
+ * from the workspace or a demotion to viewer ends the UI at the next request.
  */
 
 /** The session, when the caller may open its UI now: 404 when they do not see it, 409 when it is not ready. */
@@ -31,6 +33,7 @@ export async function sessionUpstream(
   config: Pick<Config, 'secretKeyFile'>,
   sessionId: string,
   userId: string,
+  keyId?: string,
 ): Promise<{ socketPath: string; token: string } | null> {
   const row = await db
     .selectFrom('interactive_sessions')
@@ -46,6 +49,17 @@ export async function sessionUpstream(
     .executeTakeFirst();
   // Viewers read; opening a session's UI runs code in it.
   if (!member || !hasRole(member.role, 'member')) return null;
+  const user = await db.selectFrom('users').select('active').where('id', '=', userId).executeTakeFirst();
+  if (!user?.active) return null;
+  if (keyId !== undefined) {
+    const key = await db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', keyId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    if (!key || key.revoked_at) return null;
+  }
   if (row.visibility === 'private' && row.user_id !== userId && !hasRole(member.role, ANY_JOB_ROLE)) return null;
   try {
     return { socketPath: row.ui_address, token: unseal(config.secretKeyFile, row.ui_token_sealed) };

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TERMINAL_JOB_STATUSES, type JobStatus } from '@runyard/contract';
 import type { Kysely } from 'kysely';
@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { stdoutFileOf } from '../engines/task-env.js';
 import { EventStream, type EventSink } from './event-stream.js';
 import { jobPaths, taskPaths } from '../scheduler/job-paths.js';
+import { BeneathError, readBeneath } from '../storage/beneath.js';
 import { BlobNotFoundError, type BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';
 import type { Context } from './context.js';
@@ -22,11 +23,13 @@ const MAX_READ = 256 * 1024;
  * The bytes of a job's log (its stdout.txt) from an offset: the local file where this host has it
  * (the store's own file on the local store; on S3 and Azure the scheduler's working copy, while
  * the job runs here), else the store's copy (pushed every RUNYARD_LOG_SYNC_MS while it runs, and
- * in full before its end is recorded).
+ * in full before its end is recorded). The task writes the local file's directory: it is read
+ * beneath it (storage/beneath.ts), and a log that the task made a link or a FIFO reads as empty.
  */
 class LogSource {
   constructor(
-    private readonly localFile: string,
+    private readonly logsDir: string,
+    private readonly name: string,
     private readonly blobs: BlobStore,
     private readonly bucket: string,
     private readonly key: string,
@@ -38,18 +41,12 @@ class LogSource {
   }
 
   private async readLocal(offset: number): Promise<Buffer | null> {
-    let file;
     try {
-      file = await open(this.localFile, 'r');
-    } catch {
+      return await readBeneath(this.logsDir, this.name, offset, MAX_READ);
+    } catch (e) {
+      // No local copy (the log is in the store): null. A link or a FIFO that the task made: nothing to read.
+      if (e instanceof BeneathError && e.reason !== 'missing') return Buffer.alloc(0);
       return null;
-    }
-    try {
-      const buffer = Buffer.alloc(MAX_READ);
-      const { bytesRead } = await file.read(buffer, 0, MAX_READ, offset);
-      return buffer.subarray(0, bytesRead);
-    } finally {
-      await file.close();
     }
   }
 
@@ -122,7 +119,10 @@ export async function jobEvents(deps: JobEventDeps, ctx: Context, jobId: string,
   const job = await jobRow(deps.db, ctx.workspaceId, jobId);
   const paths = await taskPaths(deps.config.dataDir, deps.blobs, job);
   const base = jobPaths(deps.config.dataDir, job.workspace_id, job.id);
-  const lines = new LogLines(new LogSource(stdoutFileOf(paths), deps.blobs, base.bucket, `${base.prefix}/logs/stdout.txt`), offset);
+  const lines = new LogLines(
+    new LogSource(paths.logs, path.basename(stdoutFileOf(paths)), deps.blobs, base.bucket, `${base.prefix}/logs/stdout.txt`),
+    offset,
+  );
   return new EventStream(async (sink, clientGone) => {
     const signal = deps.closing ? AbortSignal.any([clientGone, deps.closing]) : clientGone;
     let shown = '';

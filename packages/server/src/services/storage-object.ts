@@ -45,7 +45,8 @@ export async function storageObject(
   const key = await blobCall(() => checkKey(q.key));
   const notFound = () => new AppError('STORAGE_NOT_FOUND', `Object ${quoted(key)} in ${quoted(bucket)} not found in this workspace.`);
   if (!(await canAccess(db, ctx.workspaceId, bucket, key, true))) throw notFound();
-  const stat = await storage.blobs.stat(bucket, key);
+  // A key that passes through a link out of its bucket (a job can plant one in its results) is refused as such: 4xx, never 500.
+  const stat = await blobCall(() => storage.blobs.stat(bucket, key));
   if (!stat) throw notFound();
   const range = requestedRange(rangeHeader, stat.size);
   if (range === 'unsatisfiable')
@@ -62,5 +63,5 @@ export async function storageObject(
     'content-length': String(range ? range.end! - range.start + 1 : stat.size),
     ...(range && { 'content-range': `bytes ${range.start}-${range.end}/${stat.size}` }),
   };
-  return new RawReply(range ? 206 : 200, headers, await storage.blobs.get(bucket, key, range ?? undefined));
+  return new RawReply(range ? 206 : 200, headers, await blobCall(() => storage.blobs.get(bucket, key, range ?? undefined)));
 }

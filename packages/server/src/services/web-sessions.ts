@@ -95,6 +95,7 @@ export async function authenticateWebSession(db: Kysely<Database>, config: Confi
     .select([
       'web_sessions.id as session_id',
       'web_sessions.expires_at',
+      'web_sessions.api_key_id',
       'api_keys.revoked_at',
       'users.id as user_id',
       'users.username',
@@ -121,6 +122,7 @@ export async function authenticateWebSession(db: Kysely<Database>, config: Confi
       surname: row.surname,
       email: row.email,
       isAdmin: row.is_admin === 1,
+      apiKeyId: row.api_key_id,
     },
     csrfToken: csrfTokenOf(config, token),
     expiresAt: row.expires_at,

@@ -1,7 +1,8 @@
-import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
-import { lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, utimes, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { BeneathError, inDirBeneath, lstatBeneath, openBeneath, walkFilesBeneath, type FoundFile } from './beneath.js';
 import type { BlobStat, BlobStore } from './blob-store.js';
 import { checkKey } from './keys.js';
 import { isPathInside } from './local.js';
@@ -44,56 +45,45 @@ async function remoteObjects(blobs: BlobStore, bucket: string, prefix: string): 
   return out;
 }
 
-/** Regular files below `dir`, as paths relative to it with `/` separators; a missing dir has none. */
-async function localFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (sub: string) => {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(path.join(dir, sub), { withFileTypes: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' || (e as NodeJS.ErrnoException).code === 'ENOTDIR') return;
-      throw e;
-    }
-    for (const entry of entries) {
-      const rel = sub ? `${sub}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(rel);
-      else if (entry.isFile()) out.push(rel);
-    }
-  };
-  await walk('');
-  return out;
-}
-
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
-/** Uploads the regular files below `dir` to `bucket`/`prefix`/<relative path> (see the module comment for which). */
+/**
+ * Uploads the regular files below `dir` to `bucket`/`prefix`/<relative path> (see the module comment
+ * for which). A task writes `dir`: it is walked and each file opened beneath it (beneath.ts), and
+ * what is uploaded is the descriptor that was checked, so a file swapped for a link during the
+ * push is never followed.
+ */
 export async function pushDir(blobs: BlobStore, dir: string, bucket: string, prefix: string): Promise<SyncResult> {
-  const files = await localFiles(dir);
+  const files: FoundFile[] = [];
+  for await (const file of walkFilesBeneath(dir)) files.push(file);
   const result: SyncResult = { copied: 0, skipped: [] };
   if (!files.length) return result;
   await blobs.ensureBucket(bucket);
   const remote = await remoteObjects(blobs, bucket, prefix);
-  await inParallel(files, async (rel) => {
+  await inParallel(files, async (found) => {
     let key: string;
     try {
-      key = checkKey(`${prefix}/${rel}`);
+      key = checkKey(`${prefix}/${found.rel}`);
     } catch {
-      result.skipped.push(rel);
+      result.skipped.push(found.rel);
       return;
     }
-    const file = path.join(dir, ...rel.split('/'));
-    let local;
+    let handle: FileHandle;
     try {
-      local = await lstat(file);
-    } catch {
-      return; // gone meanwhile
+      handle = await openBeneath(dir, found.rel);
+    } catch (e) {
+      if (e instanceof BeneathError) return; // gone, or no longer a file, meanwhile
+      throw e;
     }
-    if (!local.isFile()) return;
-    const there = remote.get(key);
-    if (there && there.size === local.size && seconds(local.mtimeMs) <= seconds(there.lastModified.getTime())) return;
-    await blobs.put(bucket, key, createReadStream(file));
-    result.copied++;
+    try {
+      const local = await handle.stat();
+      const there = remote.get(key);
+      if (there && there.size === local.size && seconds(local.mtimeMs) <= seconds(there.lastModified.getTime())) return;
+      await blobs.put(bucket, key, handle.createReadStream({ autoClose: false }));
+      result.copied++;
+    } finally {
+      await handle.close();
+    }
   });
   return result;
 }
@@ -107,6 +97,7 @@ export async function pullDir(blobs: BlobStore, bucket: string, prefix: string, 
   const remote = await remoteObjects(blobs, bucket, prefix);
   const result: SyncResult = { copied: 0, skipped: [] };
   const root = path.resolve(dir);
+  if (remote.size) await mkdir(root, { recursive: true });
   await inParallel([...remote], async ([key, object]) => {
     const rel = key.slice(prefix.length).replace(/^\/+/, '');
     const target = path.resolve(root, ...rel.split('/'));
@@ -114,15 +105,39 @@ export async function pullDir(blobs: BlobStore, bucket: string, prefix: string, 
       result.skipped.push(key);
       return;
     }
-    const existing = await stat(target).catch(() => null);
+    const existing = await lstatBeneath(root, rel).catch(() => null);
     if (existing?.isFile() && existing.size === object.size) return;
-    await pullFile(blobs, bucket, key, target, object.lastModified);
+    await pullBeneath(blobs, bucket, key, root, rel, object.lastModified);
     result.copied++;
   });
   return result;
 }
 
-/** One object to a local file, written beside it and renamed over it. */
+/**
+ * One object to the file rel below root (a directory a task may have written: its folders are made
+ * and entered without following links), written beside it and renamed over it.
+ */
+async function pullBeneath(blobs: BlobStore, bucket: string, key: string, root: string, rel: string, time: Date): Promise<void> {
+  const parent = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
+  await inDirBeneath(
+    root,
+    parent,
+    async (at) => {
+      const tmp = `${at}/.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      try {
+        await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+        await utimes(tmp, time, time);
+        await rename(tmp, `${at}/${path.posix.basename(rel)}`);
+      } catch (e) {
+        await rm(tmp, { force: true });
+        throw e;
+      }
+    },
+    { create: true },
+  );
+}
+
+/** One object to a local file of the server's (not a task's), written beside it and renamed over it. */
 export async function pullFile(blobs: BlobStore, bucket: string, key: string, target: string, time?: Date): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
   const tmp = `${target}.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;

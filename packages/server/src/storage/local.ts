@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, realpathSync, statSync, type Dirent } from 'node:fs';
-import { copyFile, lstat, mkdir, open, readdir, realpath, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { createWriteStream, realpathSync, statSync, type Dirent } from 'node:fs';
+import { lstat, mkdir, open, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { quoted } from '../errors/quoted.js';
+import { BeneathError, inDirBeneath, listBeneath, lstatBeneath, openBeneath, removeBeneath, resolveBeneath } from './beneath.js';
 import {
   type ByteRange,
   BlobKeyError,
@@ -47,9 +49,12 @@ const isMissing = (e: unknown) => ['ENOENT', 'ENOTDIR'].includes((e as NodeJS.Er
 interface Found {
   key: string;
   isDir: boolean;
-  /** Real path of the file or folder. */
+  /** Its path below the bucket's directory, links resolved. */
   real: string;
 }
+
+/** Links in a bucket are followed while they stay inside it (a pipeline publishes results as links into its work directory). */
+const LINKS_INSIDE = { links: 'inside' } as const;
 
 /**
  * The embedded blob store: buckets are directories under the storage root, keys are paths below them (`/`
@@ -130,46 +135,63 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  /** The real path of an existing regular file at a key, or a BlobNotFoundError. */
-  private async existingFile(bucket: string, key: string): Promise<string> {
+  /** A checked key as a path below its bucket's directory (for beneath.ts). */
+  private relOf(bucket: string, key: string): string {
+    this.pathOf(bucket, key);
+    return key.split('/').filter(Boolean).join('/');
+  }
+
+  /** What a refusal of beneath.ts means to a caller of the store. */
+  private blobError(e: unknown, bucket: string, key: string): never {
+    if (!(e instanceof BeneathError)) throw e;
+    if (e.reason === 'missing' || e.reason === 'special') throw new BlobNotFoundError(bucket, key);
+    if (e.reason === 'not-directory') throw new BlobKeyError(`key ${quoted(key)} lies below a file, not a folder`);
+    throw new BlobKeyError(`key ${quoted(key)} leads outside its bucket`);
+  }
+
+  /** The key's regular file, opened below the bucket (links followed only inside it): the handle is what was checked. */
+  private async openFile(bucket: string, key: string): Promise<FileHandle> {
     checkKey(key);
-    const target = this.pathOf(bucket, key);
+    const rel = this.relOf(bucket, key);
     const bucketReal = await this.realBucket(bucket);
-    const real = bucketReal && (await this.confined(target, bucketReal, `key ${quoted(key)}`));
-    if (!real || !(await stat(real)).isFile()) throw new BlobNotFoundError(bucket, key);
-    return real;
+    if (!bucketReal) throw new BlobNotFoundError(bucket, key);
+    return openBeneath(bucketReal, rel, 'read', LINKS_INSIDE).catch((e: unknown) => this.blobError(e, bucket, key));
   }
 
   async localPath(bucket: string, key: string): Promise<string> {
     checkKey(key);
     const target = this.pathOf(bucket, key);
     const bucketReal = await this.realBucket(bucket);
-    if (bucketReal) await this.confined(target, bucketReal, `key ${quoted(key)}`);
+    if (bucketReal) {
+      await this.confined(target, bucketReal, `key ${quoted(key)}`);
+      // A dangling link out of the bucket (realpath cannot tell where it leads) is refused as one that is not dangling.
+      await resolveBeneath(bucketReal, this.relOf(bucket, key), LINKS_INSIDE).catch((e: unknown) => {
+        if (e instanceof BeneathError && e.reason === 'outside') this.blobError(e, bucket, key);
+      });
+    }
     return target;
   }
 
   // ---- reading -----------------------------------------------------------------------------------------------
 
   async get(bucket: string, key: string, range?: ByteRange): Promise<Readable> {
-    const real = await this.existingFile(bucket, key);
-    const handle = await open(real, 'r');
-    try {
-      if (!(await handle.stat()).isFile()) throw new BlobNotFoundError(bucket, key);
-    } catch (e) {
-      await handle.close();
-      throw e;
-    }
+    const handle = await this.openFile(bucket, key);
     return handle.createReadStream(range ? { start: range.start, ...(range.end !== undefined && { end: range.end }) } : {});
   }
 
   async stat(bucket: string, key: string): Promise<BlobStat | null> {
+    let handle: FileHandle;
     try {
-      const real = await this.existingFile(bucket, key);
-      const st = await stat(real);
-      return { size: st.size, lastModified: st.mtime };
+      handle = await this.openFile(bucket, key);
     } catch (e) {
       if (e instanceof BlobNotFoundError || isMissing(e)) return null;
       throw e;
+    }
+    try {
+      const st = await handle.stat();
+      return { size: st.size, lastModified: st.mtime };
+    } finally {
+      await handle.close();
     }
   }
 
@@ -179,20 +201,28 @@ export class LocalBlobStore implements BlobStore {
     const after = cursor === undefined ? undefined : decodeKeyCursor(cursor, folder);
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return { entries: [] };
-    const dir = folder ? this.pathOf(bucket, folder) : this.bucketDir(bucket);
-    const dirReal = await this.confined(dir, bucketReal, `prefix ${quoted(folder)}`);
-    if (!dirReal || !(await stat(dirReal)).isDirectory()) return { entries: [] };
+    const folderRel = folder ? this.relOf(bucket, folder) : '';
+    let dirRel: string;
+    try {
+      const found = await resolveBeneath(bucketReal, folderRel, LINKS_INSIDE);
+      if (!found.stats.isDirectory()) return { entries: [] };
+      dirRel = found.rel;
+    } catch (e) {
+      if (e instanceof BeneathError && (e.reason === 'missing' || e.reason === 'not-directory' || e.reason === 'special'))
+        return { entries: [] };
+      return this.blobError(e, bucket, folder);
+    }
 
     const found: Found[] = [];
     const max = limit ?? Infinity;
     if (delimiter) {
-      for (const child of await this.children(dirReal, folder, bucketReal)) {
+      for (const child of await this.children(bucketReal, dirRel, folder)) {
         if (after !== undefined && compareKeys(child.key, after) <= 0) continue;
         found.push(child);
         if (found.length > max) break;
       }
     } else {
-      for await (const file of this.walk(dirReal, folder, bucketReal, after, new Set())) {
+      for await (const file of this.walk(bucketReal, dirRel, folder, after, new Set())) {
         found.push(file);
         if (found.length > max) break;
       }
@@ -204,37 +234,36 @@ export class LocalBlobStore implements BlobStore {
       if (f.isDir) {
         entries.push({ key: f.key, name: nameOf(f.key), isDir: true, size: 0, lastModified: null });
       } else {
-        const st = await stat(f.real).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
-        if (st) entries.push({ key: f.key, name: nameOf(f.key), isDir: false, size: st.size, lastModified: st.mtime });
+        // Described, never followed: changed into anything but a file since it was listed, it is left out.
+        const st = await lstatBeneath(bucketReal, f.real).catch(() => null);
+        if (st?.isFile()) entries.push({ key: f.key, name: nameOf(f.key), isDir: false, size: st.size, lastModified: st.mtime });
       }
     }
     return more ? { entries, cursor: encodeKeyCursor(page[page.length - 1].key) } : { entries };
   }
 
   /**
-   * The files and folders directly in a real directory, in key order (a folder `x` sorts as `x/`). Temporary files
-   * and anything that is neither a file nor a folder are left out, and so are symbolic links that lead outside the
-   * bucket or nowhere.
+   * The files and folders directly in a directory of the bucket (its path below it), in key order (a folder `x`
+   * sorts as `x/`). Temporary files and anything that is neither a file nor a folder are left out, and so are
+   * symbolic links that lead outside the bucket or nowhere.
    */
-  private async children(dirReal: string, keyPrefix: string, bucketReal: string): Promise<Found[]> {
+  private async children(bucketReal: string, dirRel: string, keyPrefix: string): Promise<Found[]> {
     let dirents: Dirent[];
     try {
-      dirents = await readdir(dirReal, { withFileTypes: true });
+      dirents = await listBeneath(bucketReal, dirRel, LINKS_INSIDE);
     } catch (e) {
-      if (isMissing(e)) return [];
+      if (isMissing(e) || e instanceof BeneathError) return [];
       throw e;
     }
     const out: Found[] = [];
     for (const d of dirents) {
       if (d.name.startsWith(TMP_SEGMENT_PREFIX)) continue;
-      let real = path.join(dirReal, d.name);
+      let real = dirRel ? `${dirRel}/${d.name}` : d.name;
       let isDir = d.isDirectory();
       if (d.isSymbolicLink()) {
-        const target = await realpath(real).catch(() => null);
-        if (!target || !isPathInside(bucketReal, target)) continue;
-        const st = await stat(target).catch(() => null);
-        if (!st || !(st.isFile() || st.isDirectory())) continue;
-        [real, isDir] = [target, st.isDirectory()];
+        const target = await resolveBeneath(bucketReal, real, LINKS_INSIDE).catch(() => null);
+        if (!target || !(target.stats.isFile() || target.stats.isDirectory())) continue;
+        [real, isDir] = [target.rel, target.stats.isDirectory()];
       } else if (!d.isFile() && !isDir) {
         continue;
       }
@@ -244,22 +273,22 @@ export class LocalBlobStore implements BlobStore {
   }
 
   /**
-   * Every file below a real directory, in key order, after the key `after`. A linked folder is walked under each
-   * of its names, except when it is one of the folders being walked (a link to an ancestor), which would never end.
+   * Every file below a directory of the bucket, in key order, after the key `after`. A linked folder is walked under
+   * each of its names, except when it is one of the folders being walked (a link to an ancestor), which would never end.
    */
   private async *walk(
-    dirReal: string,
-    keyPrefix: string,
     bucketReal: string,
+    dirRel: string,
+    keyPrefix: string,
     after: string | undefined,
     ancestors: Set<string>,
   ): AsyncGenerator<Found> {
-    if (ancestors.has(dirReal)) return;
-    const chain = new Set(ancestors).add(dirReal);
-    for (const child of await this.children(dirReal, keyPrefix, bucketReal)) {
+    if (ancestors.has(dirRel)) return;
+    const chain = new Set(ancestors).add(dirRel);
+    for (const child of await this.children(bucketReal, dirRel, keyPrefix)) {
       if (child.isDir) {
         if (after !== undefined && compareKeys(child.key, after) < 0 && !after.startsWith(child.key)) continue;
-        yield* this.walk(child.real, child.key, bucketReal, after, chain);
+        yield* this.walk(bucketReal, child.real, child.key, after, chain);
       } else if (after === undefined || compareKeys(child.key, after) > 0) {
         yield child;
       }
@@ -269,44 +298,45 @@ export class LocalBlobStore implements BlobStore {
   // ---- writing -----------------------------------------------------------------------------------------------
 
   /**
-   * Writes a new object at a key: the target's directory is created inside the bucket (checked before and after,
-   * through realpath), `fill` writes a temporary file there, and the file is renamed over the target.
+   * Writes a new object at a key: the folders of the key are made in the bucket, one at a time and never through a
+   * link (beneath.ts), `fill` writes a temporary file in the last of them, and the file is renamed over the target.
    */
   private async writeAtomically(bucket: string, key: string, fill: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     checkKey(key);
-    const target = this.pathOf(bucket, key);
+    const rel = this.relOf(bucket, key);
     const bucketReal = await this.requireBucket(bucket);
-    const parent = path.dirname(target);
+    const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
+    const name = path.posix.basename(rel);
     for (let attempt = 1; ; attempt++) {
-      await this.confined(parent, bucketReal, `key ${quoted(key)}`);
-      await mkdir(parent, { recursive: true });
-      const parentReal = await this.confined(parent, bucketReal, `key ${quoted(key)}`);
-      if (!parentReal) {
-        // Removed again meanwhile (an empty folder pruned by a concurrent delete): try again.
-        if (attempt < 3) continue;
-        throw new Error(`could not create the folder of key "${key}"`);
-      }
-      const existing = await lstat(path.join(parentReal, path.basename(target))).catch(() => null);
-      if (existing?.isDirectory()) throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
-      const tmp = path.join(parentReal, `${TMP_SEGMENT_PREFIX}${randomBytes(8).toString('hex')}`);
-      let size: number;
       try {
-        size = await fill(tmp);
+        return await inDirBeneath(
+          bucketReal,
+          parentRel,
+          async (dir) => {
+            const existing = await lstat(`${dir}/${name}`).catch(() => null);
+            if (existing?.isDirectory()) throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
+            const tmp = `${dir}/${TMP_SEGMENT_PREFIX}${randomBytes(8).toString('hex')}`;
+            let size: number;
+            try {
+              size = await fill(tmp);
+              await rename(tmp, `${dir}/${name}`);
+            } catch (e) {
+              await unlink(tmp).catch(() => undefined);
+              if (['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) {
+                throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
+              }
+              throw e;
+            }
+            return { size };
+          },
+          { create: true },
+        );
       } catch (e) {
-        await unlink(tmp).catch(() => undefined);
+        // The folder removed again meanwhile (an empty folder pruned by a concurrent delete): try again.
         if (isMissing(e) && attempt < 3) continue;
+        if (e instanceof BeneathError) return this.blobError(e, bucket, key);
         throw e;
       }
-      try {
-        await rename(tmp, path.join(parentReal, path.basename(target)));
-      } catch (e) {
-        await unlink(tmp).catch(() => undefined);
-        if (['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes((e as NodeJS.ErrnoException).code ?? '')) {
-          throw new BlobKeyError(`key ${quoted(key)} is a folder in the local store`);
-        }
-        throw e;
-      }
-      return { size };
     }
   }
 
@@ -339,51 +369,73 @@ export class LocalBlobStore implements BlobStore {
     checkKey(fromKey);
     checkBucket(toBucket);
     checkKey(toKey);
-    const source = await this.existingFile(bucket, fromKey);
-    await this.writeAtomically(toBucket, toKey, async (tmp) => {
-      await copyFile(source, tmp, fsConstants.COPYFILE_EXCL);
-      return (await stat(tmp)).size;
-    });
+    const source = await this.openFile(bucket, fromKey);
+    try {
+      await this.writeAtomically(toBucket, toKey, async (tmp) => {
+        await pipeline(source.createReadStream({ start: 0, autoClose: false }), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
+        return (await stat(tmp)).size;
+      });
+    } finally {
+      await source.close();
+    }
   }
 
   async delete(bucket: string, key: string): Promise<void> {
     checkKey(key);
-    const target = this.pathOf(bucket, key);
+    const rel = this.relOf(bucket, key);
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return;
-    // The directory holding the key must really be inside the bucket; the key itself may be a link (it is removed, not its target).
-    const parentReal = await this.confined(path.dirname(target), bucketReal, `key ${quoted(key)}`);
-    if (!parentReal) return;
-    const entry = path.join(parentReal, path.basename(target));
-    const st = await lstat(entry).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
-    if (!st || st.isDirectory()) return;
-    await unlink(entry).catch((e: unknown) => (isMissing(e) ? undefined : Promise.reject(e)));
-    await this.pruneEmpty(parentReal, bucketReal);
+    const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
+    // The folder holding the key must really be inside the bucket; the key itself may be a link (it is removed, not its target).
+    try {
+      await inDirBeneath(
+        bucketReal,
+        parentRel,
+        async (dir) => {
+          const entry = `${dir}/${path.posix.basename(rel)}`;
+          const st = await lstat(entry).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
+          if (!st || st.isDirectory()) return;
+          await unlink(entry).catch((e: unknown) => (isMissing(e) ? undefined : Promise.reject(e)));
+        },
+        LINKS_INSIDE,
+      );
+    } catch (e) {
+      if (e instanceof BeneathError && (e.reason === 'missing' || e.reason === 'not-directory')) return;
+      return this.blobError(e, bucket, key);
+    }
+    await this.pruneEmpty(bucketReal, parentRel);
   }
 
   async deletePrefix(bucket: string, prefix: string): Promise<number> {
     const folder = checkPrefix(prefix);
     if (!folder) throw new BlobKeyError('deletePrefix needs a non-empty prefix');
-    const target = this.pathOf(bucket, folder);
+    const rel = this.relOf(bucket, folder);
     const bucketReal = await this.realBucket(bucket);
     if (!bucketReal) return 0;
-    const parentReal = await this.confined(path.dirname(target), bucketReal, `prefix ${quoted(folder)}`);
-    if (!parentReal) return 0;
-    const entry = path.join(parentReal, path.basename(target));
-    const st = await lstat(entry).catch((e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
-    if (!st || !(st.isDirectory() || st.isSymbolicLink())) return 0;
-    const count = st.isDirectory() ? await countObjects(entry) : 1;
-    // rm never follows symbolic links: a link is removed, not what it points to.
-    await rm(entry, { recursive: true, force: true });
-    await this.pruneEmpty(parentReal, bucketReal);
+    const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
+    let count = 0;
+    try {
+      // The folder's own directory, never through a link: what is below it is removed with beneath.ts, which follows none.
+      const parentResolved = await resolveBeneath(bucketReal, parentRel, LINKS_INSIDE);
+      const target = parentResolved.rel ? `${parentResolved.rel}/${path.posix.basename(rel)}` : path.posix.basename(rel);
+      const st = await lstatBeneath(bucketReal, target);
+      if (!st || !(st.isDirectory() || st.isSymbolicLink())) return 0;
+      count = st.isDirectory() ? await countObjects(bucketReal, target) : 1;
+      await removeBeneath(bucketReal, target);
+      await this.pruneEmpty(bucketReal, parentResolved.rel);
+    } catch (e) {
+      if (e instanceof BeneathError && (e.reason === 'missing' || e.reason === 'not-directory' || e.reason === 'special')) return 0;
+      return this.blobError(e, bucket, folder);
+    }
     return count;
   }
 
-  /** Removes empty directories from `dir` up to (not including) the bucket's directory. */
-  private async pruneEmpty(dir: string, bucketReal: string): Promise<void> {
-    for (let d = dir; d !== bucketReal && isPathInside(bucketReal, d); d = path.dirname(d)) {
+  /** Removes empty folders from `dirRel` up to (not including) the bucket's directory. */
+  private async pruneEmpty(bucketReal: string, dirRel: string): Promise<void> {
+    for (let d = dirRel; d && d !== '.'; d = path.posix.dirname(d)) {
+      const parent = path.posix.dirname(d) === '.' ? '' : path.posix.dirname(d);
       try {
-        await rmdir(d);
+        await inDirBeneath(bucketReal, parent, (dir) => rmdir(`${dir}/${path.posix.basename(d)}`));
       } catch {
         return;
       }
@@ -397,12 +449,14 @@ export class LocalBlobStore implements BlobStore {
   }
 }
 
-/** How many objects (anything but directories, links included, temporary files not) lie below a directory, without following links. */
-async function countObjects(dir: string): Promise<number> {
+/** How many objects (anything but directories, links included, temporary files not) lie below a folder of the bucket, without following links. */
+async function countObjects(bucketReal: string, dirRel: string): Promise<number> {
   let count = 0;
-  const dirents = await readdir(dir, { withFileTypes: true }).catch((e: unknown) => (isMissing(e) ? [] : Promise.reject(e)));
+  const dirents = await listBeneath(bucketReal, dirRel).catch((e: unknown) =>
+    e instanceof BeneathError || isMissing(e) ? [] : Promise.reject(e),
+  );
   for (const d of dirents) {
-    if (d.isDirectory()) count += await countObjects(path.join(dir, d.name));
+    if (d.isDirectory()) count += await countObjects(bucketReal, `${dirRel}/${d.name}`);
     else if (!d.name.startsWith(TMP_SEGMENT_PREFIX)) count += 1;
   }
   return count;

@@ -157,6 +157,7 @@ describe('task limits', { timeout: 120_000 }, () => {
       unavailable: null,
       create: async () => [missing],
       oomKilled: () => false,
+      events: () => ({ oomKills: 0, forksRefused: 0 }),
       remove: async () => undefined,
       exists: () => false,
       unlimited: () => [],
@@ -180,6 +181,7 @@ describe("the removal of a task's groups", () => {
       unavailable: null,
       create: async (name) => [name],
       oomKilled: (name) => name.includes('-a2-'),
+      events: () => ({ oomKills: 0, forksRefused: 0 }),
       remove: (name) => {
         calls.push(name);
         return new Promise((resolve, reject) => held.set(name, { resolve, reject }));
@@ -250,20 +252,25 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     const cgroups = detectCgroups('auto', () => view, 3);
     assert.equal(cgroups.unavailable, null);
     assert.equal(cgroups.version, 2);
-    assert.equal(readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
+    // pids too, where the server's group has it (this fake's does): a task's process limit.
+    assert.equal(readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+memory +cpu +pids');
     // The tasks together weigh as much as three processes (3 CPUs of capacity), not one.
     assert.equal(readFileSync(path.join(own, 'runyard', 'cpu.weight'), 'utf8'), '300');
-    assert.equal(readFileSync(path.join(own, 'runyard', 'cgroup.subtree_control'), 'utf8'), '+memory +cpu');
+    assert.equal(readFileSync(path.join(own, 'runyard', 'cgroup.subtree_control'), 'utf8'), '+memory +cpu +pids');
     const group = path.join(own, 'runyard', 'job1-a2');
     mkdirSync(group);
     writeFileSync(path.join(group, 'memory.swap.max'), 'max\n');
+    writeFileSync(path.join(group, 'pids.max'), 'max\n');
     assert.deepEqual(await cgroups.create('job1-a2', { cpus: 2, memoryGiB: 1.5 }), [path.join(group, 'cgroup.procs')]);
     assert.equal(readFileSync(path.join(group, 'memory.max'), 'utf8'), String(1.5 * GiB));
     assert.equal(readFileSync(path.join(group, 'memory.swap.max'), 'utf8'), '0');
     assert.equal(readFileSync(path.join(group, 'cpu.max'), 'utf8'), '200000 100000');
+    assert.equal(readFileSync(path.join(group, 'pids.max'), 'utf8'), '512');
     assert.equal(cgroups.oomKilled('job1-a2', false), false);
     writeFileSync(path.join(group, 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n');
     assert.equal(cgroups.oomKilled('job1-a2', false), true);
+    writeFileSync(path.join(group, 'pids.events'), 'max 7\n');
+    assert.deepEqual(cgroups.events('job1-a2'), { oomKills: 1, forksRefused: 7 });
     // A real group's files vanish with it; here they are removed first.
     rmSync(group, { recursive: true });
     await cgroups.remove('job1-a2');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -71,11 +71,27 @@ for (const { way, nativeSpawn } of [
         spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: d, logHead: 'x\n' }),
         /EISDIR/,
       );
-      // A log that opens but takes no write (a full disk): the start fails, saying so.
+      // A log that is no regular file (a device, as a task could make of its log): refused before anything is written or started.
       await assert.rejects(
         spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: '/dev/full', logHead: 'x\n' }),
-        /the task's log could not be written: ENOSPC/,
+        /the task's log \/dev\/full is not a regular file/,
       );
+      // A link as the log (an earlier attempt's task made it one): never opened, so nothing is written through it.
+      const target = path.join(d, 'target.txt');
+      writeFileSync(target, 'kept\n');
+      symlinkSync(target, path.join(d, 'linked.log'));
+      await assert.rejects(
+        spawner.startDetached({
+          program: '/bin/true',
+          args: [],
+          cwd: d,
+          env: { PATH },
+          logFile: path.join(d, 'linked.log'),
+          logHead: 'x\n',
+        }),
+        /is a link or a FIFO/,
+      );
+      assert.equal(readFileSync(target, 'utf8'), 'kept\n');
     });
 
     it('reports the end of a task that exits at once (its start and end may reach the server together)', async () => {

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { sessionDirsOf } from '../../src/scheduler/session-runner.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { request } from '../sessions-runtime/proxy-app.js';
+import { addMember } from '../reliability/members.js';
 import { call } from '../wire.js';
 import { runningSessionWorld, type RunningSessionWorld } from './running-world.js';
 import { JUPYTER_INSTALLED, shutdownIn } from './world.js';
@@ -28,7 +29,7 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
   const jupyter = (conf: Record<string, unknown> = {}) =>
     w.session({ backend: 'regular', name: `nb-${randomUUID().slice(0, 8)}`, ...conf });
   const until = (id: string, statuses: string[]) => w.until(id, statuses);
-  const open = (id: string) => w.open(id);
+  const open = (id: string, apikey?: string) => w.open(id, apikey);
   const runCell = (id: string, code: string) => w.runCell(id, code);
 
   it('a Jupyter session reaches ready; its notebook runs a cell through the proxy; pause saves the home and resume restores it', async () => {
@@ -81,6 +82,28 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
     const read = await runCell(created._id, "print(open('notes.txt').read(), end='')");
     assert.equal(read.status, 'ok', read.stdout);
     assert.equal(read.stdout, 'kept across a pause\n');
+  });
+
+  it("T19: the UI's cookie ends at once when the key that opened it is revoked, or its person deactivated", async () => {
+    const created = await jupyter();
+    await until(created._id, ['ready']);
+    const page = (cookie: string, base: string) => request(`${w.sessionsUrl}${base}tree`, { headers: { cookie } });
+    // Two keys of one member: revoking the one that opened the UI ends that cookie, not the other's.
+    const ann = await addMember(w.s, w.ws, `ann-${randomUUID().slice(0, 6)}`, 'admin');
+    const second = await call(w.s, 'POST', '/api/runyard/admin/apikeys', { userId: ann.userId });
+    assert.equal(second.statusCode, 201, second.body);
+    const first = await open(created._id, ann.apikey);
+    const other = await open(created._id, second.json().apikey);
+    assert.equal((await page(first.cookie, first.base)).status, 200);
+    const keyId = /^ry_([0-9a-f]{24})_/.exec(ann.apikey)![1];
+    assert.equal((await call(w.s, 'DELETE', `/api/runyard/admin/apikeys/${keyId}`)).statusCode < 300, true);
+    assert.equal((await page(first.cookie, first.base)).status, 404, 'the revoked key still opened the UI');
+    assert.equal((await page(other.cookie, other.base)).status, 200);
+    // Deactivated: every cookie of theirs ends.
+    assert.equal((await call(w.s, 'DELETE', `/api/runyard/admin/users/${ann.userId}`)).statusCode < 300, true);
+    assert.equal((await page(other.cookie, other.base)).status, 404, 'the deactivated user still opened the UI');
+    await w.abort(created._id, { uploadOnClose: false, forceAbort: true });
+    await until(created._id, ['aborted']);
   });
 
   it('a forced pause stops at once without saving', async () => {

@@ -20,7 +20,7 @@ export interface RunningSessionWorld extends SessionWorld {
   /** The session's document once its status is one of `statuses` (failing when it stopped otherwise). */
   until(id: string, statuses: string[]): Promise<Record<string, any>>;
   /** Opens the session's UI as a person would: a launch link, exchanged for the proxy's cookie. */
-  open(id: string): Promise<{ cookie: string; base: string }>;
+  open(id: string, apikey?: string): Promise<{ cookie: string; base: string }>;
   /** Runs code in a new kernel of the session, through the proxy. */
   runCell(id: string, code: string): Promise<{ stdout: string; result: string | null; status: string }>;
   /** Stops every session still running (as a forced pause), then the runner and the server. */
@@ -57,8 +57,8 @@ export async function runningSessionWorld(env: NodeJS.ProcessEnv = {}): Promise<
       },
       240_000,
     );
-  const open = async (id: string) => {
-    const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, w.s.admin.apikey);
+  const open = async (id: string, apikey = w.s.admin.apikey) => {
+    const link = await call(w.s, 'POST', `/api/runyard/interactive-sessions/${id}/ui-link?teamId=${w.ws}`, undefined, apikey);
     assert.equal(link.statusCode, 200, link.body);
     const launch: string = link.json().url;
     assert.match(launch, new RegExp(`^${sessionsUrl}/api/runyard/interactive-sessions/${id}/ui/\\?token=`));

@@ -51,7 +51,8 @@ describe('local blob store: T9 path traversal', { timeout: 300_000 }, () => {
     symlinkSync('../ws10', path.join(root, 'ws1', 'sibling-rel'));
     symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'ws1', 'secret-link.txt'));
     symlinkSync('inside', path.join(root, 'ws1', 'alias'));
-    symlinkSync(path.join(outside, 'nothing'), path.join(root, 'ws1', 'dangling'));
+    symlinkSync(path.join(root, 'ws1', 'inside', 'nothing'), path.join(root, 'ws1', 'dangling'));
+    symlinkSync(path.join(outside, 'nothing'), path.join(root, 'ws1', 'dangling-out'));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -75,6 +76,8 @@ describe('local blob store: T9 path traversal', { timeout: 300_000 }, () => {
       'sibling/private.txt',
       'sibling-rel/private.txt',
       'secret-link.txt',
+      // Dangling or not, a link out is refused the same way: the answer does not tell what exists outside.
+      'dangling-out',
     ]) {
       await assert.rejects(store.get('ws1', key), BlobKeyError, `get ${key}`);
       await assert.rejects(store.stat('ws1', key), BlobKeyError, `stat ${key}`);
@@ -160,7 +163,7 @@ describe('local blob store: T9 path traversal', { timeout: 300_000 }, () => {
     assert.deepEqual(filesUnder(path.join(root, 'ws10')), ['private.txt']);
   });
 
-  it('answers not found, not an error, for a dangling link', async () => {
+  it('answers not found, not an error, for a dangling link that stays inside the bucket', async () => {
     await assert.rejects(store.get('ws1', 'dangling'), BlobNotFoundError);
     assert.equal(await store.stat('ws1', 'dangling'), null);
   });

@@ -8,6 +8,24 @@ export interface TaskResources {
   memoryGiB: number;
 }
 
+/** Processes (threads count: the kernel's pids controller counts tasks) a task may have for each of its CPUs. */
+export const PIDS_PER_CPU = 256;
+/** The fewest processes a task may have, however few its CPUs: a JVM alone starts dozens of threads. */
+export const MIN_PIDS = 512;
+
+/** The process limit of a task of `cpus` CPUs (its instance type's vCPUs): a fork storm stops there. */
+export function pidsLimitOf(cpus: number): number {
+  return Math.max(MIN_PIDS, Math.ceil(cpus) * PIDS_PER_CPU);
+}
+
+/** What the kernel counted against a task's limits while it ran. */
+export interface LimitEvents {
+  /** Processes killed for passing the memory limit. */
+  oomKills: number;
+  /** Forks and clones refused at the process limit. */
+  forksRefused: number;
+}
+
 /** RUNYARD_CGROUPS: auto (v2 where the unified hierarchy has the controllers, else v1) or none. */
 export type CgroupMode = 'auto' | 'none';
 
@@ -147,6 +165,8 @@ export interface Cgroups {
   create(name: string, resources: TaskResources): Promise<string[]>;
   /** Whether the kernel killed a process of the group for passing its memory limit (killedBySigkill: the task's end, for hosts that do not count OOM kills). */
   oomKilled(name: string, killedBySigkill: boolean): boolean;
+  /** What the kernel counted against the group's limits (zeros where it keeps no count). */
+  events(name: string): LimitEvents;
   /**
    * Kills what is left in the group and removes it (retrying while the kernel still counts leaving
    * processes). The kill and the first try are made before it returns.
@@ -187,6 +207,7 @@ abstract class TaskGroups implements Cgroups {
   }
 
   abstract oomKilled(name: string, killedBySigkill: boolean): boolean;
+  abstract events(name: string): LimitEvents;
 
   exists(name: string): boolean {
     return this.dirs(name).every((dir) => existsSync(dir));
@@ -256,8 +277,10 @@ export class CgroupsV1 extends TaskGroups {
     private readonly memoryBase: string,
     private readonly cpuBase: string,
     dispatchWeight = tasksFolderWeight(1, 1),
+    /** The pids hierarchy's tasks folder, where it is mounted (else no process limit). */
+    private readonly pidsBase: string | null = null,
   ) {
-    super(memoryBase === cpuBase ? [memoryBase] : [memoryBase, cpuBase], dispatchWeight);
+    super([...new Set([memoryBase, cpuBase, ...(pidsBase ? [pidsBase] : [])])], dispatchWeight);
   }
 
   /** Only the cpu hierarchy: the dispatcher is moved in that one alone, so the memory group is the server's still. */
@@ -287,6 +310,14 @@ export class CgroupsV1 extends TaskGroups {
     }
     writeFileSync(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
     writeFileSync(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, Math.round(cpus * CPU_PERIOD_US))));
+    if (this.pidsBase) writeFileSync(path.join(groupDir(this.pidsBase, name), 'pids.max'), String(pidsLimitOf(cpus)));
+  }
+
+  events(name: string): LimitEvents {
+    return {
+      oomKills: counter(path.join(groupDir(this.memoryBase, name), 'memory.oom_control'), 'oom_kill') ?? 0,
+      forksRefused: this.pidsBase ? (counter(path.join(groupDir(this.pidsBase, name), 'pids.events'), 'max') ?? 0) : 0,
+    };
   }
 
   oomKilled(name: string, killedBySigkill: boolean): boolean {
@@ -328,6 +359,16 @@ export class CgroupsV2 extends TaskGroups {
     // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
     if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
     writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+    // Where the pids controller is handed down (prepareV2 enables it when the server's group has it).
+    if (existsSync(path.join(dir, 'pids.max'))) writeFileSync(path.join(dir, 'pids.max'), String(pidsLimitOf(cpus)));
+  }
+
+  events(name: string): LimitEvents {
+    const [dir] = this.dirs(name);
+    return {
+      oomKills: counter(path.join(dir, 'memory.events'), 'oom_kill') ?? 0,
+      forksRefused: counter(path.join(dir, 'pids.events'), 'max') ?? 0,
+    };
   }
 
   oomKilled(name: string): boolean {
@@ -345,6 +386,9 @@ class NoCgroups implements Cgroups {
   }
   oomKilled(): boolean {
     return false;
+  }
+  events(): LimitEvents {
+    return { oomKills: 0, forksRefused: 0 };
   }
   async remove(): Promise<void> {}
   exists(): boolean {
@@ -374,9 +418,11 @@ function prepareV2(ownDir: string, pid: number): string {
   const available = words(path.join(ownDir, 'cgroup.controllers'));
   const missing = CONTROLLERS.filter((c) => !available.includes(c));
   if (missing.length) throw new Error(`the controllers ${missing.join(', ')} are not available in the server's cgroup ${ownDir}`);
+  // The pids controller too where the server's group has it (a task's process limit); its absence only loses that limit.
+  const controllers = available.includes('pids') ? [...CONTROLLERS, 'pids'] : CONTROLLERS;
   const enable = (dir: string) => {
     const enabled = words(path.join(dir, 'cgroup.subtree_control'));
-    const wanted = CONTROLLERS.filter((c) => !enabled.includes(c));
+    const wanted = controllers.filter((c) => !enabled.includes(c));
     if (wanted.length) writeFileSync(path.join(dir, 'cgroup.subtree_control'), wanted.map((c) => `+${c}`).join(' '));
   };
   try {
@@ -450,9 +496,15 @@ function detectV1(host: HostView, cpus: number): Cgroups {
   };
   const memoryBase = base('memory');
   const cpuBase = base('cpu');
+  let pidsBase: string | null = null;
+  try {
+    pidsBase = base('pids');
+  } catch {
+    // No pids hierarchy: tasks have no process limit here (their memory limit still bounds a fork storm).
+  }
   const weight = tasksFolderWeight(1, cpus);
   weighFolder(path.join(cpuBase, 'cpu.shares'), weight);
-  return new CgroupsV1(memoryBase, cpuBase, weight);
+  return new CgroupsV1(memoryBase, cpuBase, weight, pidsBase);
 }
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AttemptControl, TaskSpec } from '../executor.js';
-import { detectCgroups, type Cgroups, type DispatchMember } from './cgroup.js';
+import { detectCgroups, type Cgroups, type DispatchMember, type LimitEvents } from './cgroup.js';
 
 /** The line of a job's log whose task runs without its CPU and memory limits. */
 export function unenforcedNote(reason: string): string {
@@ -23,6 +23,20 @@ export function groupNameOf(control: AttemptControl): string {
 /** Written when the kernel killed the task for its memory: the group that told it is removed, the verdict stays. */
 function oomFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.oom`);
+}
+
+/** What the kernel counted against the attempt's limits, kept after its group is removed. */
+function eventsFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.limits`);
+}
+
+function readEvents(control: AttemptControl): LimitEvents | null {
+  try {
+    const { oomKills, forksRefused } = JSON.parse(readFileSync(eventsFileOf(control), 'utf8')) as LimitEvents;
+    return Number.isInteger(oomKills) && Number.isInteger(forksRefused) ? { oomKills, forksRefused } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -79,6 +93,21 @@ export class TaskLimits {
     if (oom) writeFileSync(oomFileOf(control), 'oom\n');
     this.removeSoon(name);
     return oom;
+  }
+
+  /**
+   * What the kernel counted against the attempt's limits (processes killed for memory, forks
+   * refused at the process limit), read before settle() removes the group; null when none was made.
+   */
+  events(control: AttemptControl): LimitEvents | null {
+    const { cgroups } = this;
+    if (cgroups.unavailable) return null;
+    const name = groupNameOf(control);
+    // Kept beside the control files: a server that looks again after the group went is told the same.
+    if (!cgroups.exists(name)) return readEvents(control);
+    const events = cgroups.events(name);
+    if (events.oomKills > 0 || events.forksRefused > 0) writeFileSync(eventsFileOf(control), JSON.stringify(events));
+    return events;
   }
 
   /** Resolves when the removal of the attempt's group that settle() began is done (at once when none is under way); rejects with why it failed. */

@@ -5,7 +5,7 @@
 // copies nothing of this process either (native-spawn.ts). It exits when its parent goes; detached
 // tasks keep running.
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readProcStat } from '../proc.js';
 import { loadNativeSpawn, NATIVE_SPAWN_ENV, nulFreeEnvironment } from './native-spawn.js';
@@ -35,10 +35,32 @@ function startTask(request: DetachedRequest, log: number, exited: (pid: number, 
   return pid;
 }
 
+/**
+ * The log's directory is the server's, but the task writes in it: a link that an earlier attempt left
+ * as the log is never opened (O_NOFOLLOW), nor a FIFO waited on (O_NONBLOCK), nor anything but a file used.
+ */
+const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+function openLog(file: string): number {
+  let log: number;
+  try {
+    log = openSync(file, LOG_FLAGS, 0o644);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENXIO') throw new Error(`the task's log ${file} is a link or a FIFO, not a file: it is not opened`);
+    throw e;
+  }
+  if (!fstatSync(log).isFile()) {
+    closeSync(log);
+    throw new Error(`the task's log ${file} is not a regular file: it is not used`);
+  }
+  return log;
+}
+
 function startDetached(request: DetachedRequest): void {
   let log: number;
   try {
-    log = openSync(request.logFile, 'a', 0o644);
+    log = openLog(request.logFile);
   } catch (e) {
     return send({ type: 'failed', id: request.id, message: (e as Error).message });
   }

@@ -1,0 +1,127 @@
+// storage/beneath.ts: what a task may plant in its directories (links, FIFOs, '..') is never followed out.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import {
+  appendBeneath,
+  BeneathError,
+  listBeneath,
+  lstatBeneath,
+  openBeneath,
+  readBeneath,
+  removeBeneath,
+  walkFilesBeneath,
+} from '../../src/storage/beneath.js';
+
+const reason = (r: string) => (e: unknown) => e instanceof BeneathError && e.reason === r;
+
+describe('beneath: the server never follows what a task planted', () => {
+  let base: string;
+  let root: string;
+  let outside: string;
+  before(() => {
+    base = mkdtempSync(path.join(os.tmpdir(), 'beneath-'));
+    root = path.join(base, 'job');
+    outside = path.join(base, 'secret');
+    mkdirSync(path.join(root, 'logs', 'tasks'), { recursive: true });
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, 'key'), 'SECRET\n');
+    writeFileSync(path.join(root, 'logs', 'stdout.txt'), 'hello\n');
+    symlinkSync(path.join(outside, 'key'), path.join(root, 'logs', 'link.txt'));
+    symlinkSync(outside, path.join(root, 'dirlink'));
+    symlinkSync(path.join(outside, 'new-file'), path.join(root, 'logs', 'dangling.txt'));
+    execFileSync('mkfifo', [path.join(root, 'logs', 'fifo.txt')]);
+  });
+  after(() => rmSync(base, { recursive: true, force: true }));
+
+  it('reads a regular file, and says null for a missing one', async () => {
+    assert.equal((await readBeneath(root, 'logs/stdout.txt'))?.toString(), 'hello\n');
+    assert.equal((await readBeneath(root, 'logs/stdout.txt', 2, 2))?.toString(), 'll');
+    assert.equal(await readBeneath(root, 'logs/none.txt'), null);
+  });
+
+  it('refuses a link as the last name and as a directory on the way', async () => {
+    await assert.rejects(readBeneath(root, 'logs/link.txt'), reason('link'));
+    await assert.rejects(readBeneath(root, 'dirlink/key'), reason('link'));
+    await assert.rejects(listBeneath(root, 'dirlink'), reason('link'));
+  });
+
+  it('refuses a FIFO without blocking on it, and a directory as a file', async () => {
+    await assert.rejects(readBeneath(root, 'logs/fifo.txt'), reason('special'));
+    await assert.rejects(appendBeneath(root, 'logs/fifo.txt', 'x'), reason('special'));
+    await assert.rejects(readBeneath(root, 'logs'), reason('special'));
+  });
+
+  it('refuses names that climb out or are absolute', async () => {
+    for (const rel of ['../secret/key', 'logs/../../secret/key', '/etc/hostname', 'logs//stdout.txt', 'logs/./stdout.txt']) {
+      await assert.rejects(readBeneath(root, rel), reason('outside'), rel);
+    }
+  });
+
+  it('appends only to a regular file: a link, dangling or not, is never written through', async () => {
+    await assert.rejects(appendBeneath(root, 'logs/link.txt', 'APPENDED\n'), reason('link'));
+    await assert.rejects(appendBeneath(root, 'logs/dangling.txt', 'APPENDED\n'), reason('link'));
+    assert.equal(readFileSync(path.join(outside, 'key'), 'utf8'), 'SECRET\n');
+    assert.equal(existsSync(path.join(outside, 'new-file')), false);
+    await appendBeneath(root, 'logs/stdout.txt', 'more\n');
+    await appendBeneath(root, 'logs/made.txt', 'new\n');
+    assert.equal(readFileSync(path.join(root, 'logs', 'stdout.txt'), 'utf8'), 'hello\nmore\n');
+    assert.equal(readFileSync(path.join(root, 'logs', 'made.txt'), 'utf8'), 'new\n');
+  });
+
+  it("describes a link rather than its target, and lists a directory's entries as they are", async () => {
+    assert.ok((await lstatBeneath(root, 'logs/link.txt'))?.isSymbolicLink());
+    assert.equal(await lstatBeneath(root, 'logs/nothing'), null);
+    const names = (await listBeneath(root, 'logs')).map((d) => `${d.name}:${d.isSymbolicLink() ? 'link' : d.isFile() ? 'file' : 'other'}`);
+    assert.ok(names.includes('link.txt:link') && names.includes('stdout.txt:file'), names.join());
+  });
+
+  it('walks regular files only, naming what it skipped', async () => {
+    const skipped: string[] = [];
+    const files: string[] = [];
+    for await (const f of walkFilesBeneath(root, '', (rel) => skipped.push(rel))) files.push(f.rel);
+    assert.ok(files.includes('logs/stdout.txt'));
+    assert.ok(!files.some((f) => f.startsWith('dirlink') || f.endsWith('link.txt') || f.endsWith('fifo.txt')), files.join());
+    assert.deepEqual(skipped.sort(), ['dirlink', 'logs/dangling.txt', 'logs/fifo.txt', 'logs/link.txt']);
+  });
+
+  it('with links inside, follows a link that stays below the root and refuses one that leaves it', async () => {
+    const r = path.join(base, 'inside');
+    mkdirSync(path.join(r, 'work', 'ab'), { recursive: true });
+    mkdirSync(path.join(r, 'results'));
+    writeFileSync(path.join(r, 'work', 'ab', 'out.txt'), 'published\n');
+    symlinkSync(path.join(r, 'work', 'ab', 'out.txt'), path.join(r, 'results', 'absolute.txt'));
+    symlinkSync('../work/ab/out.txt', path.join(r, 'results', 'relative.txt'));
+    symlinkSync('../work', path.join(r, 'results', 'workdir'));
+    symlinkSync('../../secret/key', path.join(r, 'results', 'climbs.txt'));
+    symlinkSync(path.join(outside, 'key'), path.join(r, 'results', 'out.txt'));
+    symlinkSync('loop.txt', path.join(r, 'results', 'loop.txt'));
+    const inside = { links: 'inside' as const };
+    assert.equal((await readBeneath(r, 'results/absolute.txt', 0, 100, inside))?.toString(), 'published\n');
+    assert.equal((await readBeneath(r, 'results/relative.txt', 0, 100, inside))?.toString(), 'published\n');
+    assert.equal((await readBeneath(r, 'results/workdir/ab/out.txt', 0, 100, inside))?.toString(), 'published\n');
+    await assert.rejects(readBeneath(r, 'results/climbs.txt', 0, 100, inside), reason('outside'));
+    await assert.rejects(readBeneath(r, 'results/out.txt', 0, 100, inside), reason('outside'));
+    await assert.rejects(readBeneath(r, 'results/loop.txt', 0, 100, inside), reason('link'));
+    // Without the option, none is followed.
+    await assert.rejects(readBeneath(r, 'results/relative.txt'), reason('link'));
+    const handle = await openBeneath(r, 'results/absolute.txt', 'read', inside);
+    assert.ok((await handle.stat()).isFile());
+    await handle.close();
+  });
+
+  it('removes a tree without following its links: what they name stays', async () => {
+    const r = path.join(base, 'remove');
+    mkdirSync(path.join(r, 'work', 'deep'), { recursive: true });
+    writeFileSync(path.join(r, 'work', 'deep', 'f'), 'x');
+    symlinkSync(outside, path.join(r, 'work', 'to-secret'));
+    symlinkSync(path.join(outside, 'key'), path.join(r, 'work', 'deep', 'key-link'));
+    await removeBeneath(r, 'work');
+    assert.equal(existsSync(path.join(r, 'work')), false);
+    assert.equal(readFileSync(path.join(outside, 'key'), 'utf8'), 'SECRET\n');
+    await removeBeneath(r, 'work'); // gone already: nothing to do
+  });
+});
