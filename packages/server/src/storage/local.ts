@@ -58,12 +58,13 @@ const LINKS_INSIDE = { links: 'inside' } as const;
 
 /**
  * The embedded blob store: buckets are directories under the storage root, keys are paths below them (`/`
- * separated). Every path is built from checked keys with path.resolve, checked to stay inside its bucket with a
- * separator-aware test, and checked again after realpath so that a symbolic link cannot lead outside the bucket.
- * Writes go to a temporary file in the target directory, are synced and then renamed over the target, so readers see
+ * separated). Every path is built from checked keys with path.resolve and checked to stay inside its bucket with a
+ * separator-aware test; the bucket's directory is checked after realpath to lie in the storage directory, and below
+ * it every name is opened without following links (beneath.ts), so that a link a job planted cannot lead outside
+ * the bucket, even if swapped in between a check and a use. Writes go to a temporary file in the target directory, are synced and then renamed over the target, so readers see
  * the old or the new object. A folder exists while it holds something (deleting its last object removes it), as
- * in S3; symbolic links inside a bucket are followed only when they stay inside it (others are not listed and
- * cannot be read).
+ * in S3; symbolic links inside a bucket are followed only when they stay inside it, resolved by the store one name at a
+ * time (others are not listed and cannot be read; they are refused as leading outside, dangling or not).
  */
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local' as const;
@@ -110,29 +111,19 @@ export class LocalBlobStore implements BlobStore {
     return real;
   }
 
-  private async requireBucket(bucket: string): Promise<string> {
-    const real = await this.realBucket(bucket);
-    if (!real) throw new BlobNotFoundError(bucket);
-    return real;
+  /**
+   * The bucket's directory as the tasks name it (the storage root's path, not its real path), once realBucket has
+   * checked it; null when it does not exist. Paths below it are used through beneath.ts, whose links may name the
+   * bucket by either path.
+   */
+  private async bucketRoot(bucket: string): Promise<string | null> {
+    return (await this.realBucket(bucket)) && this.bucketDir(bucket);
   }
 
-  /**
-   * realpath of a path, refused when it leads outside the bucket; null when it does not exist. A path that does not
-   * exist is refused too when its deepest existing ancestor leads outside (so that answers never tell what exists
-   * beyond a link).
-   */
-  private async confined(target: string, bucketReal: string, what: string): Promise<string | null> {
-    for (let p = target; ; p = path.dirname(p)) {
-      let real: string;
-      try {
-        real = realpathSync.native(p);
-      } catch (e) {
-        if (isMissing(e) && path.dirname(p) !== p) continue;
-        throw e;
-      }
-      if (!isPathInside(bucketReal, real)) throw new BlobKeyError(`${what} leads outside its bucket`);
-      return p === target ? real : null;
-    }
+  private async requireBucket(bucket: string): Promise<string> {
+    const root = await this.bucketRoot(bucket);
+    if (!root) throw new BlobNotFoundError(bucket);
+    return root;
   }
 
   /** A checked key as a path below its bucket's directory (for beneath.ts). */
@@ -153,22 +144,20 @@ export class LocalBlobStore implements BlobStore {
   private async openFile(bucket: string, key: string): Promise<FileHandle> {
     checkKey(key);
     const rel = this.relOf(bucket, key);
-    const bucketReal = await this.realBucket(bucket);
-    if (!bucketReal) throw new BlobNotFoundError(bucket, key);
-    return openBeneath(bucketReal, rel, 'read', LINKS_INSIDE).catch((e: unknown) => this.blobError(e, bucket, key));
+    const bucketRoot = await this.bucketRoot(bucket);
+    if (!bucketRoot) throw new BlobNotFoundError(bucket, key);
+    return openBeneath(bucketRoot, rel, 'read', LINKS_INSIDE).catch((e: unknown) => this.blobError(e, bucket, key));
   }
 
   async localPath(bucket: string, key: string): Promise<string> {
     checkKey(key);
     const target = this.pathOf(bucket, key);
-    const bucketReal = await this.realBucket(bucket);
-    if (bucketReal) {
-      await this.confined(target, bucketReal, `key ${quoted(key)}`);
-      // A dangling link out of the bucket (realpath cannot tell where it leads) is refused as one that is not dangling.
-      await resolveBeneath(bucketReal, this.relOf(bucket, key), LINKS_INSIDE).catch((e: unknown) => {
+    const root = await this.bucketRoot(bucket);
+    // Refused when a link on the way leads out of the bucket, dangling or not; what does not exist yet is no error.
+    if (root)
+      await resolveBeneath(root, this.relOf(bucket, key), LINKS_INSIDE).catch((e: unknown) => {
         if (e instanceof BeneathError && e.reason === 'outside') this.blobError(e, bucket, key);
       });
-    }
     return target;
   }
 
@@ -199,12 +188,12 @@ export class LocalBlobStore implements BlobStore {
     const folder = checkPrefix(prefix);
     const { delimiter, limit, cursor } = checkListOptions(options);
     const after = cursor === undefined ? undefined : decodeKeyCursor(cursor, folder);
-    const bucketReal = await this.realBucket(bucket);
-    if (!bucketReal) return { entries: [] };
+    const bucketRoot = await this.bucketRoot(bucket);
+    if (!bucketRoot) return { entries: [] };
     const folderRel = folder ? this.relOf(bucket, folder) : '';
     let dirRel: string;
     try {
-      const found = await resolveBeneath(bucketReal, folderRel, LINKS_INSIDE);
+      const found = await resolveBeneath(bucketRoot, folderRel, LINKS_INSIDE);
       if (!found.stats.isDirectory()) return { entries: [] };
       dirRel = found.rel;
     } catch (e) {
@@ -216,13 +205,13 @@ export class LocalBlobStore implements BlobStore {
     const found: Found[] = [];
     const max = limit ?? Infinity;
     if (delimiter) {
-      for (const child of await this.children(bucketReal, dirRel, folder)) {
+      for (const child of await this.children(bucketRoot, dirRel, folder)) {
         if (after !== undefined && compareKeys(child.key, after) <= 0) continue;
         found.push(child);
         if (found.length > max) break;
       }
     } else {
-      for await (const file of this.walk(bucketReal, dirRel, folder, after, new Set())) {
+      for await (const file of this.walk(bucketRoot, dirRel, folder, after, new Set())) {
         found.push(file);
         if (found.length > max) break;
       }
@@ -235,7 +224,7 @@ export class LocalBlobStore implements BlobStore {
         entries.push({ key: f.key, name: nameOf(f.key), isDir: true, size: 0, lastModified: null });
       } else {
         // Described, never followed: changed into anything but a file since it was listed, it is left out.
-        const st = await lstatBeneath(bucketReal, f.real).catch(() => null);
+        const st = await lstatBeneath(bucketRoot, f.real).catch(() => null);
         if (st?.isFile()) entries.push({ key: f.key, name: nameOf(f.key), isDir: false, size: st.size, lastModified: st.mtime });
       }
     }
@@ -247,10 +236,10 @@ export class LocalBlobStore implements BlobStore {
    * sorts as `x/`). Temporary files and anything that is neither a file nor a folder are left out, and so are
    * symbolic links that lead outside the bucket or nowhere.
    */
-  private async children(bucketReal: string, dirRel: string, keyPrefix: string): Promise<Found[]> {
+  private async children(bucketRoot: string, dirRel: string, keyPrefix: string): Promise<Found[]> {
     let dirents: Dirent[];
     try {
-      dirents = await listBeneath(bucketReal, dirRel, LINKS_INSIDE);
+      dirents = await listBeneath(bucketRoot, dirRel, LINKS_INSIDE);
     } catch (e) {
       if (isMissing(e) || e instanceof BeneathError) return [];
       throw e;
@@ -261,7 +250,7 @@ export class LocalBlobStore implements BlobStore {
       let real = dirRel ? `${dirRel}/${d.name}` : d.name;
       let isDir = d.isDirectory();
       if (d.isSymbolicLink()) {
-        const target = await resolveBeneath(bucketReal, real, LINKS_INSIDE).catch(() => null);
+        const target = await resolveBeneath(bucketRoot, real, LINKS_INSIDE).catch(() => null);
         if (!target || !(target.stats.isFile() || target.stats.isDirectory())) continue;
         [real, isDir] = [target.rel, target.stats.isDirectory()];
       } else if (!d.isFile() && !isDir) {
@@ -277,7 +266,7 @@ export class LocalBlobStore implements BlobStore {
    * each of its names, except when it is one of the folders being walked (a link to an ancestor), which would never end.
    */
   private async *walk(
-    bucketReal: string,
+    bucketRoot: string,
     dirRel: string,
     keyPrefix: string,
     after: string | undefined,
@@ -285,10 +274,10 @@ export class LocalBlobStore implements BlobStore {
   ): AsyncGenerator<Found> {
     if (ancestors.has(dirRel)) return;
     const chain = new Set(ancestors).add(dirRel);
-    for (const child of await this.children(bucketReal, dirRel, keyPrefix)) {
+    for (const child of await this.children(bucketRoot, dirRel, keyPrefix)) {
       if (child.isDir) {
         if (after !== undefined && compareKeys(child.key, after) < 0 && !after.startsWith(child.key)) continue;
-        yield* this.walk(bucketReal, child.real, child.key, after, chain);
+        yield* this.walk(bucketRoot, child.real, child.key, after, chain);
       } else if (after === undefined || compareKeys(child.key, after) > 0) {
         yield child;
       }
@@ -304,13 +293,13 @@ export class LocalBlobStore implements BlobStore {
   private async writeAtomically(bucket: string, key: string, fill: (tmp: string) => Promise<number>): Promise<{ size: number }> {
     checkKey(key);
     const rel = this.relOf(bucket, key);
-    const bucketReal = await this.requireBucket(bucket);
+    const bucketRoot = await this.requireBucket(bucket);
     const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
     const name = path.posix.basename(rel);
     for (let attempt = 1; ; attempt++) {
       try {
         return await inDirBeneath(
-          bucketReal,
+          bucketRoot,
           parentRel,
           async (dir) => {
             const existing = await lstat(`${dir}/${name}`).catch(() => null);
@@ -383,13 +372,13 @@ export class LocalBlobStore implements BlobStore {
   async delete(bucket: string, key: string): Promise<void> {
     checkKey(key);
     const rel = this.relOf(bucket, key);
-    const bucketReal = await this.realBucket(bucket);
-    if (!bucketReal) return;
+    const bucketRoot = await this.bucketRoot(bucket);
+    if (!bucketRoot) return;
     const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
     // The folder holding the key must really be inside the bucket; the key itself may be a link (it is removed, not its target).
     try {
       await inDirBeneath(
-        bucketReal,
+        bucketRoot,
         parentRel,
         async (dir) => {
           const entry = `${dir}/${path.posix.basename(rel)}`;
@@ -403,26 +392,26 @@ export class LocalBlobStore implements BlobStore {
       if (e instanceof BeneathError && (e.reason === 'missing' || e.reason === 'not-directory')) return;
       return this.blobError(e, bucket, key);
     }
-    await this.pruneEmpty(bucketReal, parentRel);
+    await this.pruneEmpty(bucketRoot, parentRel);
   }
 
   async deletePrefix(bucket: string, prefix: string): Promise<number> {
     const folder = checkPrefix(prefix);
     if (!folder) throw new BlobKeyError('deletePrefix needs a non-empty prefix');
     const rel = this.relOf(bucket, folder);
-    const bucketReal = await this.realBucket(bucket);
-    if (!bucketReal) return 0;
+    const bucketRoot = await this.bucketRoot(bucket);
+    if (!bucketRoot) return 0;
     const parentRel = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
     let count = 0;
     try {
       // The folder's own directory, never through a link: what is below it is removed with beneath.ts, which follows none.
-      const parentResolved = await resolveBeneath(bucketReal, parentRel, LINKS_INSIDE);
+      const parentResolved = await resolveBeneath(bucketRoot, parentRel, LINKS_INSIDE);
       const target = parentResolved.rel ? `${parentResolved.rel}/${path.posix.basename(rel)}` : path.posix.basename(rel);
-      const st = await lstatBeneath(bucketReal, target);
+      const st = await lstatBeneath(bucketRoot, target);
       if (!st || !(st.isDirectory() || st.isSymbolicLink())) return 0;
-      count = st.isDirectory() ? await countObjects(bucketReal, target) : 1;
-      await removeBeneath(bucketReal, target);
-      await this.pruneEmpty(bucketReal, parentResolved.rel);
+      count = st.isDirectory() ? await countObjects(bucketRoot, target) : 1;
+      await removeBeneath(bucketRoot, target);
+      await this.pruneEmpty(bucketRoot, parentResolved.rel);
     } catch (e) {
       if (e instanceof BeneathError && (e.reason === 'missing' || e.reason === 'not-directory' || e.reason === 'special')) return 0;
       return this.blobError(e, bucket, folder);
@@ -431,11 +420,11 @@ export class LocalBlobStore implements BlobStore {
   }
 
   /** Removes empty folders from `dirRel` up to (not including) the bucket's directory. */
-  private async pruneEmpty(bucketReal: string, dirRel: string): Promise<void> {
+  private async pruneEmpty(bucketRoot: string, dirRel: string): Promise<void> {
     for (let d = dirRel; d && d !== '.'; d = path.posix.dirname(d)) {
       const parent = path.posix.dirname(d) === '.' ? '' : path.posix.dirname(d);
       try {
-        await inDirBeneath(bucketReal, parent, (dir) => rmdir(`${dir}/${path.posix.basename(d)}`));
+        await inDirBeneath(bucketRoot, parent, (dir) => rmdir(`${dir}/${path.posix.basename(d)}`));
       } catch {
         return;
       }
@@ -450,13 +439,13 @@ export class LocalBlobStore implements BlobStore {
 }
 
 /** How many objects (anything but directories, links included, temporary files not) lie below a folder of the bucket, without following links. */
-async function countObjects(bucketReal: string, dirRel: string): Promise<number> {
+async function countObjects(bucketRoot: string, dirRel: string): Promise<number> {
   let count = 0;
-  const dirents = await listBeneath(bucketReal, dirRel).catch((e: unknown) =>
+  const dirents = await listBeneath(bucketRoot, dirRel).catch((e: unknown) =>
     e instanceof BeneathError || isMissing(e) ? [] : Promise.reject(e),
   );
   for (const d of dirents) {
-    if (d.isDirectory()) count += await countObjects(bucketReal, `${dirRel}/${d.name}`);
+    if (d.isDirectory()) count += await countObjects(bucketRoot, `${dirRel}/${d.name}`);
     else if (!d.name.startsWith(TMP_SEGMENT_PREFIX)) count += 1;
   }
   return count;

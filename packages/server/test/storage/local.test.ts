@@ -169,6 +169,31 @@ describe('local blob store: T9 path traversal', { timeout: 300_000 }, () => {
   });
 });
 
+describe('local blob store reached through a linked data directory', () => {
+  it("follows a task's absolute link that names the bucket by the linked path, and lists what it leads to", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-linked-'));
+    try {
+      mkdirSync(path.join(dir, 'real', 'storage', 'bkt', 'work'), { recursive: true });
+      symlinkSync(path.join(dir, 'real'), path.join(dir, 'data'));
+      // The store and the task name the storage as configured (through the link), as a job's sandbox binds it.
+      const store = new LocalBlobStore(path.join(dir, 'data', 'storage'));
+      writeFileSync(path.join(dir, 'real', 'storage', 'bkt', 'work', 'out.txt'), 'published');
+      mkdirSync(path.join(dir, 'real', 'storage', 'bkt', 'results'));
+      symlinkSync(
+        path.join(dir, 'data', 'storage', 'bkt', 'work', 'out.txt'),
+        path.join(dir, 'real', 'storage', 'bkt', 'results', 'out.txt'),
+      );
+      assert.equal(await text(await store.get('bkt', 'results/out.txt')), 'published');
+      assert.deepEqual(
+        (await store.list('bkt', 'results/')).entries.map((e) => [e.key, e.size]),
+        [['results/out.txt', 9]],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('local blob store: layout, atomic writes, local paths', { timeout: 300_000 }, () => {
   let dataDir: string;
   let store: LocalBlobStore;
