@@ -115,36 +115,26 @@ export async function pullDir(blobs: BlobStore, bucket: string, prefix: string, 
 
 /**
  * One object to the file rel below root (a directory a task may have written: its folders are made
- * and entered without following links), written beside it and renamed over it.
+ * and entered without following links).
  */
 async function pullBeneath(blobs: BlobStore, bucket: string, key: string, root: string, rel: string, time: Date): Promise<void> {
   const parent = path.posix.dirname(rel) === '.' ? '' : path.posix.dirname(rel);
-  await inDirBeneath(
-    root,
-    parent,
-    async (at) => {
-      const tmp = `${at}/.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
-      try {
-        await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
-        await utimes(tmp, time, time);
-        await rename(tmp, `${at}/${path.posix.basename(rel)}`);
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw e;
-      }
-    },
-    { create: true },
-  );
+  await inDirBeneath(root, parent, (dir) => download(blobs, bucket, key, dir, path.posix.basename(rel), time), { create: true });
 }
 
-/** One object to a local file of the server's (not a task's), written beside it and renamed over it. */
+/** One object to a local file of the server's (not a task's). */
 export async function pullFile(blobs: BlobStore, bucket: string, key: string, target: string, time?: Date): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
-  const tmp = `${target}.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  await download(blobs, bucket, key, path.dirname(target), path.basename(target), time);
+}
+
+/** Writes the object beside `<dir>/<name>` and renames it over it (readers see the old file or the whole new one), with the object's time. */
+async function download(blobs: BlobStore, bucket: string, key: string, dir: string, name: string, time?: Date): Promise<void> {
+  const tmp = `${dir}/${name}.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
-    await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { mode: 0o644 }));
+    await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
     if (time) await utimes(tmp, time, time);
-    await rename(tmp, target);
+    await rename(tmp, `${dir}/${name}`);
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
