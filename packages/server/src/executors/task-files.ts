@@ -11,7 +11,7 @@ import type { AttemptControl, TaskSpec } from './executor.js';
 export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
   mkdirSync(control.dir, { recursive: true });
   mkdirSync(path.dirname(task.logFile), { recursive: true });
-  const log = lstatSafe(task.logFile);
+  const log = lstatSync(task.logFile, { throwIfNoEntry: false });
   // rm never follows a link: a link is removed, and a directory's links with it.
   if (log && !log.isFile()) rmSync(task.logFile, { recursive: true, force: true });
   // A writable file (a WDL task's failure file) exists already: only directories are made.
@@ -24,14 +24,6 @@ export function logLinesText(lines: readonly (string | null)[]): string {
     .filter((line) => line !== null)
     .map((line) => `${line}\n`)
     .join('');
-}
-
-function lstatSafe(file: string) {
-  try {
-    return lstatSync(file);
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { createProxyServer } from 'http-proxy-3';
 import { cookieValues } from './cookies.js';
 import { routeNotFoundBody, wireErrorBody } from './error-handler.js';
 import type { SessionUiTokens } from './session-ui-token.js';
+import { HSTS_VALUE } from './hsts.js';
 
 /**
  * The platform's proxy to the web UI of interactive sessions: `/api/runyard/interactive-sessions/{id}/ui/...`
@@ -229,7 +230,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   proxy.on('proxyRes', (proxyRes) => {
     sanitizeResponseHeaders(proxyRes.headers);
     // Sessions served over HTTPS: browsers keep to it (the platform's own answers say the same).
-    if (options.secureCookies) proxyRes.headers['strict-transport-security'] = 'max-age=31536000';
+    if (options.secureCookies) proxyRes.headers['strict-transport-security'] = HSTS_VALUE;
     // Hop-by-hop: the answer keeps the browser's connection as the browser asked (http-proxy sets it from the request).
     delete proxyRes.headers.connection;
     delete proxyRes.headers['keep-alive'];

@@ -29,9 +29,6 @@ export function sessionTokenOf(headers: Headers): string | undefined {
 }
 
 /** Whether the server is reached over HTTPS (directly, or behind a proxy whose public URL is https): its cookies are Secure then. */
-/** Strict-Transport-Security of every answer of a platform served over HTTPS: a year. */
-export const HSTS_VALUE = 'max-age=31536000';
-
 export function secureCookies(config: Config): boolean {
   return Boolean(config.tlsCertFile) || config.publicUrl.startsWith('https:');
 }

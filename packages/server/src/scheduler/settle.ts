@@ -175,6 +175,7 @@ async function limitsNote(ctx: SchedulerContext, ref: AttemptRef, limits: LimitC
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** The columns that size the job (instance-types/job-resources.ts). */
 function resourcedJob(ctx: SchedulerContext, ref: AttemptRef) {
   return ctx.db
     .selectFrom('jobs')
@@ -185,11 +186,6 @@ function resourcedJob(ctx: SchedulerContext, ref: AttemptRef) {
 
 /** The failure of a task the kernel killed for passing its memory limit, naming the limit as the job asked for it. */
 async function outOfMemory(ctx: SchedulerContext, ref: AttemptRef, exitCode: number | null): Promise<Outcome> {
-  const job = await ctx.db
-    .selectFrom('jobs')
-    .select(['workflow_type', 'instance_type', 'resource_cpu', 'resource_ram'])
-    .where('id', '=', ref.id)
-    .executeTakeFirstOrThrow();
-  const { memoryGiB } = jobResources(ctx.config, job);
+  const { memoryGiB } = jobResources(ctx.config, await resourcedJob(ctx, ref));
   return { status: 'failed', exitCode, message: `The task exceeded its memory limit of ${memoryGiB} GiB.`, logged: true };
 }
