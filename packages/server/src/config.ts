@@ -4,6 +4,14 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { readInstanceTypesFile } from './instance-types/load.js';
 
+/** How sandboxed tasks reach the network (executors/sandbox/task-network.ts says what each means). */
+export const TASK_NETWORKS = ['outbound', 'host', 'none'] as const;
+export type TaskNetwork = (typeof TASK_NETWORKS)[number];
+
+export function isTaskNetwork(value: unknown): value is TaskNetwork {
+  return (TASK_NETWORKS as readonly unknown[]).includes(value);
+}
+
 /**
  * The whole server configuration: one schema, read once at start from RUNYARD_* environment
  * variables and an optional JSON config file (RUNYARD_CONFIG_FILE), validated with every bad key
@@ -108,6 +116,12 @@ export const CONFIG_KEYS = {
     schema: Type.Integer({ minimum: 10, maximum: 600_000 }),
     default: 1000,
     doc: 'Milliseconds between scheduler passes (claims, expired leases, aborts); submissions and aborts in this process wake it at once (under a stream of them, at most every 20 ms).',
+  },
+  diskCheckSeconds: {
+    env: 'RUNYARD_DISK_CHECK_SECONDS',
+    schema: Type.Integer({ minimum: 1, maximum: 3600 }),
+    default: 10,
+    doc: 'Seconds between the checks of what running jobs have written (their work, results and logs directories) against their disk limit (storageSizeInGb, --instance-disk); a job past it fails with a message that says so. A job can pass the limit by what it writes between two checks.',
   },
   slurmPollMs: {
     env: 'RUNYARD_SLURM_POLL_MS',
@@ -219,9 +233,9 @@ export const CONFIG_KEYS = {
   },
   taskNetwork: {
     env: 'RUNYARD_TASK_NETWORK',
-    schema: Type.Union([Type.Literal('host'), Type.Literal('none')]),
-    default: 'host',
-    doc: "Network of sandboxed job tasks: host (the host's network; pipelines fetch containers and references) or none (only a loopback of their own). A queue's own setting (`taskNetwork` of POST /api/runyard/admin/queues, `runyard queue create --task-network`) wins for its jobs.",
+    schema: Type.Union(TASK_NETWORKS.map((n) => Type.Literal(n))),
+    default: 'outbound',
+    doc: "Network of sandboxed job tasks and sessions: outbound (a network of their own that reaches the internet through slirp4netns, but not the host's loopback, its own addresses, or the private, link-local and metadata ranges; needs slirp4netns, nftables, iproute2 and util-linux on the task PATH), none (only a loopback of their own) or host (the host's network, every service on its loopback included: the server warns at every start). A queue's own setting (`taskNetwork` of POST /api/runyard/admin/queues, `runyard queue create --task-network`) wins for its jobs.",
   },
   cgroups: {
     env: 'RUNYARD_CGROUPS',

@@ -16,7 +16,8 @@ import { newThreadTurnsBuffer } from './store/thread-turns.js';
 import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
-import { UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
+import { hostNetworkWarning, UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
+import { queuesOnHostNetwork } from './services/queues.js';
 import { nativeSpawnNote } from './executors/spawner/native-spawn.js';
 import { migrateToLatest } from './store/migrate.js';
 import { startBackgroundWork } from './background/background-work.js';
@@ -86,6 +87,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     if (sessionsUrl) out(`Interactive sessions' web UIs are served at ${sessionsUrl} (RUNYARD_SESSIONS_URL)`);
     out(wdlEngineLine(config));
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+    const hostNetwork = hostNetworkWarning(config.taskNetwork, await queuesOnHostNetwork(store.db));
+    if (hostNetwork) out(hostNetwork);
     // The local executor runs in this process's scheduler (role all) only.
     const spawnNote = config.role === 'all' ? nativeSpawnNote(config.nativeSpawn) : null;
     if (spawnNote) out(spawnNote);
@@ -139,8 +142,10 @@ export async function startSchedulerProcess(
   containerRuntimeOf(config);
   makePrivateDir(config.dataDir);
   const store = openStore(databaseUrlOf(config));
+  let hostQueues: string[];
   try {
     await migrateToLatest(store.db);
+    hostQueues = await queuesOnHostNetwork(store.db);
   } finally {
     await store.close();
   }
@@ -149,6 +154,8 @@ export async function startSchedulerProcess(
   const work = startBackgroundWork(config, log);
   out(`Runyard ${VERSION} scheduler ${work.schedulerId} is running (database: ${work.databaseKind}); role scheduler serves no API.`);
   if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+  const hostNetwork = hostNetworkWarning(config.taskNetwork, hostQueues);
+  if (hostNetwork) out(hostNetwork);
   const spawnNote = nativeSpawnNote(config.nativeSpawn);
   if (spawnNote) out(spawnNote);
   return { schedulerId: work.schedulerId, close: () => work.stop() };

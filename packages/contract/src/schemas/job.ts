@@ -190,8 +190,11 @@ export const JobQueue = Type.Object({
   status: Type.String(),
   backend: Type.String(),
   concurrency: Type.Integer(),
-  /** What the tasks of its jobs may reach: the host's network, or none (a loopback of their own); null: the server's setting. */
-  taskNetwork: Type.Union([Type.Literal('host'), Type.Literal('none'), Type.Null()]),
+  /**
+   * What the tasks of its jobs may reach: outbound (the internet, not the platform's host or
+   * private addresses), none (a loopback of their own) or host (the host's network); null: the server's setting.
+   */
+  taskNetwork: Type.Union([Type.Literal('outbound'), Type.Literal('host'), Type.Literal('none'), Type.Null()]),
   /** The HPC cluster its jobs run on (backend slurm); null for a local queue. */
   hpcId: Type.Union([ObjectId, Type.Null()]),
   /** Its Slurm partition; null: the cluster's default (or a local queue). */
@@ -212,7 +215,7 @@ export const QueueCreateBody = Type.Object(
     backend: Type.Optional(Type.Union([Type.Literal('local'), Type.Literal('slurm')])),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     isDefault: Type.Optional(Type.Boolean()),
-    taskNetwork: Type.Optional(Type.Union([Type.Literal('host'), Type.Literal('none')])),
+    taskNetwork: Type.Optional(Type.Union([Type.Literal('outbound'), Type.Literal('host'), Type.Literal('none')])),
     /** A registered HPC cluster: the queue's jobs run there. */
     hpcId: Type.Optional(ObjectId),
     /** One of the cluster's partitions; default: the cluster's default partition. */

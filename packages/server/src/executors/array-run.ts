@@ -1,5 +1,6 @@
-import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
+import { listBeneath, removeBeneath } from '../storage/beneath.js';
 import type { TaskSpec } from './executor.js';
 
 /**
@@ -114,7 +115,7 @@ function envRecords(env: Record<string, string>): Buffer {
  * secrets to other local users), and the directory of the rows' logs.
  */
 export async function writeArrayRows(arrayDir: string, taskLogsDir: string, rows: Record<string, string>[]): Promise<void> {
-  await rm(arrayDir, { recursive: true, force: true });
+  await removeBeneath(path.dirname(arrayDir), path.basename(arrayDir));
   await mkdir(arrayDir, { recursive: true, mode: 0o700 });
   await mkdir(taskLogsDir, { recursive: true });
   for (const [i, env] of rows.entries()) {
@@ -150,7 +151,8 @@ export interface ArrayMarkers {
 
 /** An array directory's markers, from one listing (none yet, or no directory: empty). */
 export async function readArrayMarkers(dir: string): Promise<ArrayMarkers> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+  // The tasks write the array directory: listed from its parent's handle, a link in its place is not followed.
+  const names = (await listBeneath(path.dirname(dir), path.basename(dir)).catch(() => [])).map((entry) => entry.name);
   const markers: ArrayMarkers = { started: new Set(), exits: new Map() };
   for (const name of names) {
     const start = /^start-(\d+)$/.exec(name);

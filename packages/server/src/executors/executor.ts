@@ -1,3 +1,4 @@
+import type { TaskNetwork } from '../config.js';
 import type { ArrayRun } from './array-run.js';
 
 /** What an engine asks an executor to run: a process, never a shell string built from parameters. */
@@ -48,8 +49,8 @@ export interface TaskSpec {
    * socket from it; its argv is the engine's own, with no user text but in the container.
    */
   confinement?: 'sandbox' | 'container';
-  /** What the task may reach: the host's network, or only a loopback of its own; none given: the executor's setting. */
-  network?: 'host' | 'none';
+  /** What the task may reach (config.ts TaskNetwork: outbound, none, host); none given: the executor's setting. */
+  network?: TaskNetwork;
   /** Which of the executor's clusters runs the task, and in which of its pools (a Slurm partition; none: its default). */
   placement?: { cluster: string; partition?: string };
   /** How long the task may run, where a limit is known (a batch system's time limit); none: no limit. */

@@ -25,7 +25,11 @@ export function createExecutors(
   const tasksCpus = settings.localCpus || os.availableParallelism();
   const limits = new TaskLimits(() => detectCgroups(settings.cgroups, readHostView, tasksCpus));
   // Local tasks' /etc: one copy of its entries, bound in one mount (etc-snapshot.ts).
-  const sandbox = createSandbox(settings, settings.dataDir ? path.join(settings.dataDir, 'sandbox-etc') : undefined);
+  const sandbox = createSandbox(
+    settings,
+    settings.dataDir ? path.join(settings.dataDir, 'sandbox-etc') : undefined,
+    settings.dataDir ? path.join(settings.dataDir, 'sandbox-net') : '',
+  );
   const executors: Record<string, Executor> & { local: LocalExecutor } = {
     local: new LocalExecutor(undefined, sandbox, limits, defaultSpawner(settings.nativeSpawn)),
   };

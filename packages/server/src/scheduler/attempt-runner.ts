@@ -1,3 +1,4 @@
+import { isTaskNetwork } from '../config.js';
 import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
@@ -88,6 +89,15 @@ export class AttemptRunner {
     this.arraySize = arraySize;
     if (abortForce !== null) this.requestAbort(abortForce);
     await this.follow(id);
+  }
+
+  /** Why the scheduler stopped the task (its disk limit): the attempt then fails with it, whatever the task's exit. */
+  private failure: string | null = null;
+
+  /** Stops the task at once and fails the attempt with this message (also its log's last line). */
+  failWith(message: string): void {
+    this.failure ??= message;
+    this.requestAbort(true);
   }
 
   /** Stops the task: gracefully (SIGTERM, then SIGKILL after the grace period) or at once. Idempotent; force wins. */
@@ -196,7 +206,7 @@ export class AttemptRunner {
       job.queue_id ? queuePlacement.executeTakeFirst(db, { id: job.queue_id }) : undefined,
     ]);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
-    const network = queue?.task_network === 'none' || queue?.task_network === 'host' ? queue.task_network : config.taskNetwork;
+    const network = isTaskNetwork(queue?.task_network) ? queue.task_network : config.taskNetwork;
     const engineConfig = network === config.taskNetwork ? config : { ...config, taskNetwork: network };
     const server = job.workflow_type === 'wdl' ? await this.runningEngineServer(job.workspace_id) : null;
     const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs, server);
@@ -275,8 +285,14 @@ export class AttemptRunner {
     }
     if (this.killing) await this.killing;
     if (this.stopped) return;
-    // An array job that failed says which of its tasks did.
-    await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress), this.unreported ?? undefined);
+    // Stopped by the scheduler (its disk limit): that is its end, whether the kill left an exit code or not.
+    if (this.failure && (await attemptStatus(this.ctx.db, this.ref))?.status !== 'aborting') {
+      const exitCode = end.state === 'exited' ? end.exitCode : null;
+      await settle(this.ctx, this.ref, { status: 'failed', exitCode, message: this.failure, logged: true }, this.unreported ?? undefined);
+    } else {
+      // An array job that failed says which of its tasks did.
+      await concludeAttempt(this.ctx, this.ref, withArrayOutcome(end, progress), this.unreported ?? undefined);
+    }
     // After the outcome: the next job need not wait for it.
     await this.executor
       .cleanup?.(this.control)

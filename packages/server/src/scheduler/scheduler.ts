@@ -16,6 +16,7 @@ import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.
 import { releaseLeases, renewLeases } from './lease.js';
 import { reapExpired } from './reaper.js';
 import { abortRequests, enforceCostLimits } from './watch.js';
+import { enforceDiskLimits } from './disk-limit.js';
 
 export interface SchedulerOptions {
   store: Store;
@@ -60,6 +61,8 @@ export class Scheduler {
   private again = false;
   /** When the last pass that reaped expired leases and enforced cost limits began (performance.now()). */
   private lastPeriodic = -Infinity;
+  private lastDiskCheck = 0;
+  private diskChecking: Promise<void> | null = null;
   /** Settles whose final UPDATE is under way (ctx.settling). */
   private settlesUnderWay = 0;
   /** Ends the wakes on the store's commits (start()); null where the store tells none. */
@@ -135,6 +138,7 @@ export class Scheduler {
     clearInterval(this.heartbeat);
     await this.passing;
     await this.renewing;
+    await this.diskChecking;
     await Promise.all([...this.runners.values()].map((r) => r.launched));
     // The clean-ups after tasks that ended (a cgroup the kernel still held) run on this thread's timers: not cut short.
     await Promise.all(Object.values(this.ctx.executors).map((e) => e.drain?.()));
@@ -180,12 +184,25 @@ export class Scheduler {
       if (runner?.ref.attempt === request.attempt) runner.requestAbort(request.abort_force === 1);
     }
     if (periodic) for (const id of await enforceCostLimits(ctx)) this.runners.get(id)?.requestAbort(false);
+    if (periodic) this.checkDisks(now);
     if (ctx.signal.aborted) return;
     for (const job of await claimJobs(ctx)) {
       const ref = { id: job.id, attempt: job.attempt, owner: this.id };
       const runner = new AttemptRunner(ctx, ref, job.workspace_id, ctx.executors[job.backend]);
       this.follow(runner, () => runner.run());
     }
+  }
+
+  /**
+   * Every diskCheckSeconds, what the running jobs wrote against their disk limits: walked beside the
+   * passes (a large work directory takes a while), one check at a time.
+   */
+  private checkDisks(now: number): void {
+    if (this.diskChecking || now - this.lastDiskCheck < this.ctx.config.diskCheckSeconds * 1000) return;
+    this.lastDiskCheck = now;
+    this.diskChecking = enforceDiskLimits(this.ctx, this.runners)
+      .catch((e) => this.ctx.log.error({ err: (e as Error).message }, 'could not check the disk use of running jobs'))
+      .finally(() => (this.diskChecking = null));
   }
 
   /** Keeps a runner while its attempt lasts (its lease is renewed meanwhile); then wakes a pass, as a slot is free. */

@@ -5,6 +5,7 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { pullDir, pullFile } from '../storage/blob-sync.js';
+import { listBeneath, removeBeneath } from '../storage/beneath.js';
 import { isPathInside } from '../storage/local.js';
 import { defaultBucketOf } from '../storage/storage-deps.js';
 import type { Database, SessionMountTable } from '../store/schema.js';
@@ -182,8 +183,9 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
       await pullFile(blobs, mount.bucket, mount.storage_key, staging, object.lastModified);
     }
     await mkdir(input.mountsDir, { recursive: true, mode: 0o700 });
-    // Whatever the session put under that name goes (rm does not follow links); rename replaces a link or file.
-    await rm(target, { recursive: true, force: true });
+    // Whatever the session put under that name goes, removed beneath the mounts directory's handle (no
+    // link is followed, even one swapped in during the removal); rename replaces a link or file.
+    await removeBeneath(input.mountsDir, path.relative(path.resolve(input.mountsDir), target));
     await rename(staging, target);
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -192,8 +194,8 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
 
 /** Removes every entry of a directory, following no link; the directory itself stays (it is bound into the sandbox). */
 async function clearDir(dir: string): Promise<void> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  for (const name of names) await rm(path.join(dir, name), { recursive: true, force: true });
+  const entries = await listBeneath(dir).catch(() => []);
+  for (const entry of entries) await removeBeneath(dir, entry.name);
 }
 
 /** The items a session row keeps as JSON; none when it is not a list (an entry without a name or bucket is left out). */

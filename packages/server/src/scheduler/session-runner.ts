@@ -209,7 +209,7 @@ export class SessionRunner {
       if (seen.state !== 'running') {
         const why =
           seen.state === 'exited' ? `it exited with code ${seen.exitCode}` : seen.state === 'lost' ? seen.reason : 'it never started';
-        const tail = logTail(sessionDirsOf(this.o.config, row.id).logFile);
+        const tail = await logTail(sessionDirsOf(this.o.config, row.id).logFile);
         await this.fail(row, `The session's server stopped: ${why}.${tail}`, null);
         return;
       }
@@ -337,7 +337,9 @@ export class SessionRunner {
         .catch(() => null);
       if (end)
         ended.abort(
-          new Error(`its server exited (${end.state === 'exited' ? `code ${end.exitCode}` : end.reason}).${logTail(made.task.logFile)}`),
+          new Error(
+            `its server exited (${end.state === 'exited' ? `code ${end.exitCode}` : end.reason}).${await logTail(made.task.logFile)}`,
+          ),
         );
     })();
     try {
@@ -356,7 +358,7 @@ export class SessionRunner {
         while (typeof (await jupyterStatus(made.socketPath, made.token, made.basePath, 5000)) !== 'number') {
           signal.throwIfAborted();
           if (Date.now() > deadline)
-            throw new Error(`its web UI did not answer within ${READY_TIMEOUT_MS / 1000} s.${logTail(made.task.logFile)}`);
+            throw new Error(`its web UI did not answer within ${READY_TIMEOUT_MS / 1000} s.${await logTail(made.task.logFile)}`);
           await sleep(250, undefined, { signal });
         }
       }

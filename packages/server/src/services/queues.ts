@@ -1,3 +1,4 @@
+import { isTaskNetwork } from '../config.js';
 import { isoNow, newObjectId, type JobQueue, type QueueCreateBody } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
 import { AppError } from '../errors/app-error.js';
@@ -55,7 +56,7 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
     status: q.status,
     backend: q.backend,
     concurrency: q.concurrency,
-    taskNetwork: q.task_network === 'host' || q.task_network === 'none' ? q.task_network : null,
+    taskNetwork: isTaskNetwork(q.task_network) ? q.task_network : null,
     hpcId: q.hpc_id ?? null,
     partition: q.partition ?? null,
     createdAt: q.created_at,
@@ -222,4 +223,10 @@ export async function listAllQueues(db: Kysely<Database>, workspaceId?: string):
   let q = db.selectFrom('queues').selectAll().orderBy('created_at');
   if (workspaceId) q = q.where('workspace_id', '=', workspaceId);
   return (await q.execute()).map(queueToWire);
+}
+
+/** The queues whose jobs get the host's network (named "<workspace id>/<name>"), for the warning at start. */
+export async function queuesOnHostNetwork(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('queues').select(['workspace_id', 'name']).where('task_network', '=', 'host').orderBy('id').execute();
+  return rows.map((r) => `${r.workspace_id}/${r.name}`);
 }

@@ -464,3 +464,45 @@ async function removeIn(parent: Held, name: string): Promise<void> {
   }
   await rmdir(where).catch((e: unknown) => (errnoOf(e) === 'ENOENT' ? undefined : Promise.reject(e)));
 }
+
+/**
+ * The bytes that the tree at root takes on disk (allocated blocks, each inode counted once: a file
+ * hard-linked twice is not counted twice), walked from held directory handles without following any
+ * link. A missing root takes none; what vanishes during the walk is skipped.
+ */
+export async function diskUsageBeneath(root: string): Promise<number> {
+  let held: Held;
+  try {
+    held = await openRoot(root);
+  } catch (e) {
+    if (e instanceof BeneathError && e.reason === 'missing') return 0;
+    throw e;
+  }
+  const seen = new Set<string>();
+  const usage = async (dir: Held): Promise<number> => {
+    let total = 0;
+    const entries = await readdir(dir.ref, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    for (const entry of entries) {
+      const st = await lstat(child(dir, entry.name)).catch(() => null);
+      if (!st) continue;
+      const inode = `${st.dev}:${st.ino}`;
+      if (seen.has(inode)) continue;
+      seen.add(inode);
+      total += st.blocks * 512;
+      if (!st.isDirectory()) continue;
+      const sub = await openChildDir(dir, entry.name).catch(() => null);
+      if (!sub) continue;
+      try {
+        total += await usage(sub);
+      } finally {
+        await sub.handle.close();
+      }
+    }
+    return total;
+  };
+  try {
+    return await usage(held);
+  } finally {
+    await held.handle.close();
+  }
+}

@@ -109,11 +109,17 @@ describe('/etc as one copy (etc-snapshot.ts)', () => {
     const view = { dir: '/data/sandbox-etc/etc-0123', binds: ['/etc/ssl/certs'] };
     const etcArgs = (argv: string[]) =>
       argv.flatMap((a, i) => (a.startsWith('--') && argv[i + 2]?.startsWith('/etc') ? [`${a} ${argv[i + 1]} ${argv[i + 2]}`] : []));
-    assert.deepEqual(etcArgs(bwrapStatusArgv('/usr/bin/bwrap', task, 'host', 3, view)), [
+    assert.deepEqual(etcArgs(bwrapStatusArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null }, 3, view)), [
       '--ro-bind /data/sandbox-etc/etc-0123 /etc',
       '--ro-bind-try /etc/ssl/certs /etc/ssl/certs',
     ]);
-    const java = bwrapStatusArgv('/usr/bin/bwrap', { ...task, readable: ['/etc/java-17-openjdk'] }, 'host', 3, view);
+    const java = bwrapStatusArgv(
+      '/usr/bin/bwrap',
+      { ...task, readable: ['/etc/java-17-openjdk'] },
+      { network: 'host', launcher: null },
+      3,
+      view,
+    );
     assert.ok(!java.includes('/data/sandbox-etc/etc-0123'));
     assert.ok(etcArgs(java).includes('--ro-bind-try /etc/passwd /etc/passwd'));
     assert.ok(etcArgs(java).includes('--ro-bind-try /etc/java-17-openjdk /etc/java-17-openjdk'));

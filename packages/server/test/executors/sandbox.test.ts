@@ -4,6 +4,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor } from '../../src/executors/local.js';
 import { bwrapArgv, ETC_ENTRIES } from '../../src/executors/sandbox/bwrap.js';
@@ -29,7 +30,27 @@ function layout() {
   return dirs;
 }
 
-async function run(settings: SandboxSettings, script: string, env: Record<string, string> = {}, etcCopies?: string) {
+/** The slirp4netns processes that connect the network namespace of the task whose wrapper had this pid. */
+function slirpsOf(pid: number): string[] {
+  return readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(`/proc/${pid}/ns/net`);
+      } catch {
+        return false;
+      }
+    });
+}
+
+async function run(
+  settings: SandboxSettings,
+  script: string,
+  env: Record<string, string> = {},
+  etcCopies?: string,
+  netFifos?: string,
+  whileRunning?: (wrapperPid: number) => void,
+) {
   const d = layout();
   const task: TaskSpec = {
     argv: ['bash', '-c', script, 'job'],
@@ -39,10 +60,12 @@ async function run(settings: SandboxSettings, script: string, env: Record<string
     readable: [d.input],
     logFile: d.log,
   };
-  const executor = new LocalExecutor(50, createSandbox(settings, etcCopies));
+  const executor = new LocalExecutor(50, createSandbox(settings, etcCopies, netFifos));
   const control = { dir: path.join(d.root, 'control'), attempt: 1 };
-  const end = await executor.wait(control, await executor.launch(task, control));
-  return { end, log: readFileSync(d.log, 'utf8'), d };
+  const launched = await executor.launch(task, control);
+  const watch = whileRunning && setInterval(() => whileRunning(launched.pid), 50);
+  const end = await executor.wait(control, launched).finally(() => clearInterval(watch));
+  return { end, log: readFileSync(d.log, 'utf8'), d, pid: launched.pid };
 }
 
 describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
@@ -146,6 +169,32 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
     assert.notEqual(host.log, 'lo\n');
   });
 
+  it('RUNYARD_TASK_NETWORK=outbound: a loopback and a tap of its own, slirp4netns as resolver, and nothing left running after it', async () => {
+    for (const fifos of [undefined, mkdtempSync(path.join(os.tmpdir(), 'runyard-fifos-'))]) {
+      const seen: number[] = [];
+      const { log, pid } = await run(
+        { ...SETTINGS, taskNetwork: 'outbound' },
+        'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d " " | sort; grep nameserver /etc/resolv.conf; sleep 0.5',
+        {},
+        fifos,
+        fifos,
+        (wrapper) => seen.push(slirpsOf(wrapper).length),
+      );
+      // While it ran, one slirp4netns connected it.
+      assert.ok(seen.includes(1), `slirp4netns processes seen while it ran: ${seen.join(', ')}`);
+      assert.equal(log, 'lo\ntap0\nnameserver 10.0.2.3\n');
+      // The FIFOs that started it are gone.
+      if (fifos)
+        assert.deepEqual(
+          readdirSync(fifos).filter((f) => f.startsWith('runyard-net-')),
+          [],
+        );
+      // slirp4netns ends with the sandbox (its exit FIFO's writers are gone).
+      for (let i = 0; i < 100 && slirpsOf(pid).length; i++) await sleep(50);
+      assert.deepEqual(slirpsOf(pid), []);
+    }
+  });
+
   it('RUNYARD_SANDBOX=none runs the task as it is, and its log says so first', async () => {
     const { log } = await run({ ...SETTINGS, sandbox: 'none' }, 'cat "$SECRET_FILE"; echo "uid=$(id -u)"');
     assert.equal(log, `${UNCONFINED_NOTE}\nSECRET\nuid=${process.getuid!()}\n`);
@@ -163,7 +212,7 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
         cwd: '/tmp',
         logFile: '/tmp/log',
       };
-      const argv = bwrapArgv('/usr/bin/bwrap', task, 'host');
+      const argv = bwrapArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null });
       const binds = argv.flatMap((a, i) => (a === '--ro-bind-try' && !argv[i + 1].startsWith('/etc/') ? [argv[i + 1]] : []));
       assert.deepEqual(binds, ['/opt/tools/bin']);
       // /bin is there all the same: the same link into the bound /usr.
@@ -181,7 +230,7 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
       readable: ['/srv/job/work/input', '/srv/job/work/input'],
       logFile: '/srv/job/logs/log',
     };
-    const argv = bwrapArgv('/usr/bin/bwrap', task, 'host');
+    const argv = bwrapArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null });
     const binds = argv.flatMap((a, i) =>
       a === '--bind' || (a === '--ro-bind-try' && argv[i + 1].startsWith('/srv/')) ? [`${a} ${argv[i + 1]}`] : [],
     );

@@ -38,6 +38,8 @@ export function snapshot(dir: string, except: string[]): Map<string, string> {
 
 export interface World {
   server: ServerProcess;
+  /** The server's environment: a test restarts it with the same. */
+  env: Record<string, string>;
   dataDir: string;
   port: number;
   api(method: string, url: string, key: string, body?: unknown): Promise<{ status: number; json: any }>;
@@ -128,6 +130,7 @@ export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, 
   const mproject = (await ok('POST', `/api/v1/projects?teamId=${mws}`, mkey, { name: 'mine' }))._id;
   const w: World = {
     server,
+    env,
     dataDir,
     port,
     api,

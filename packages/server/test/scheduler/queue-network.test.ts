@@ -4,8 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import { startBashJobServer, type BashJobServer } from './bash-job-server.js';
 
 /**
- * A queue's task network: a job of a queue created with taskNetwork none cannot reach a service on
- * the host's loopback, a job of the workspace's default queue (the server's setting, host) can.
+ * A queue's task network: a job of a queue created with taskNetwork none or outbound, or of the
+ * workspace's default queue (the server's setting, outbound), cannot reach a service on the host's
+ * loopback; a job of a queue created with taskNetwork host can.
  */
 describe("a queue's task network, through the server", { timeout: 300_000 }, () => {
   let w: BashJobServer;
@@ -35,7 +36,7 @@ describe("a queue's task network, through the server", { timeout: 300_000 }, () 
     listener.close();
   });
 
-  it('a queue created with taskNetwork none reports it, and its jobs reach nothing of the host; the default queue follows the server (host)', async () => {
+  it("a queue's taskNetwork is reported, and only a host queue's jobs reach the host's loopback; the default queue follows the server (outbound)", async () => {
     const queue = await w.ok('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'offline', taskNetwork: 'none' });
     assert.equal(queue.taskNetwork, 'none');
     const { queues } = await w.ok('GET', `/api/runyard/admin/queues?workspaceId=${w.ws}`);
@@ -45,10 +46,15 @@ describe("a queue's task network, through the server", { timeout: 300_000 }, () 
       [null],
     );
     assert.match(await run(queue.id), /^BLOCKED$/m);
-    assert.match(await run(), /^REACHED$/m);
+    assert.match(await run(), /^BLOCKED$/m);
+    const outbound = await w.ok('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'outbound', taskNetwork: 'outbound' });
+    assert.equal(outbound.taskNetwork, 'outbound');
+    assert.match(await run(outbound.id), /^BLOCKED$/m);
+    const host = await w.ok('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'hostnet', taskNetwork: 'host' });
+    assert.match(await run(host.id), /^REACHED$/m);
   });
 
-  it('refuses a task network other than host or none, creating nothing', async () => {
+  it('refuses a task network other than outbound, host or none, creating nothing', async () => {
     const r = await w.api('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'odd', taskNetwork: 'bridge' });
     assert.equal(r.status, 400, JSON.stringify(r.json));
     const { queues } = await w.ok('GET', `/api/runyard/admin/queues?workspaceId=${w.ws}`);

@@ -137,7 +137,8 @@ describe(
 
     it('describes a task that listens only on its socket, with its token in its environment only', () => {
       const { task } = jt;
-      assert.equal(task.network, 'none');
+      // The server's task network (outbound by default): the internet, nothing of the host.
+      assert.equal(task.network, 'outbound');
       assert.equal(task.env.JUPYTER_TOKEN, jt.token);
       assert.equal(task.env.HOME, dirs().home);
       assert.ok(!task.argv.join(' ').includes(jt.token));

@@ -1,13 +1,14 @@
 // storage/beneath.ts: what a task may plant in its directories (links, FIFOs, '..') is never followed out.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   appendBeneath,
   BeneathError,
+  diskUsageBeneath,
   listBeneath,
   lstatBeneath,
   openBeneath,
@@ -111,6 +112,23 @@ describe('beneath: the server never follows what a task planted', () => {
     const handle = await openBeneath(r, 'results/absolute.txt', 'read', inside);
     assert.ok((await handle.stat()).isFile());
     await handle.close();
+  });
+
+  it('measures the disk a tree takes without following links, each inode once; a missing tree takes none', async () => {
+    const tree = mkdtempSync(path.join(base, 'usage-'));
+    mkdirSync(path.join(tree, 'a', 'b'), { recursive: true });
+    writeFileSync(path.join(tree, 'a', 'b', 'data'), Buffer.alloc(1024 * 1024, 1));
+    const bare = await diskUsageBeneath(tree);
+    const file = statSync(path.join(tree, 'a', 'b', 'data'));
+    assert.ok(bare >= file.blocks * 512 && bare >= 1024 * 1024, String(bare));
+    // A second name of the same file, and links to big things outside: no more than the links' own blocks.
+    linkSync(path.join(tree, 'a', 'b', 'data'), path.join(tree, 'again'));
+    writeFileSync(path.join(outside, 'big'), Buffer.alloc(4 * 1024 * 1024, 1));
+    symlinkSync(outside, path.join(tree, 'out'));
+    symlinkSync(path.join(outside, 'big'), path.join(tree, 'big'));
+    const linked = await diskUsageBeneath(tree);
+    assert.ok(linked - bare < 64 * 1024, `${linked} - ${bare}`);
+    assert.equal(await diskUsageBeneath(path.join(base, 'nothing-here')), 0);
   });
 
   it('removes a tree without following its links: what they name stays', async () => {

@@ -14,7 +14,7 @@ export interface QueueCreateOptions extends ConnectionFlags {
   concurrency?: number;
   executor?: 'nextflow' | 'cromwell';
   default?: boolean;
-  taskNetwork?: 'host' | 'none';
+  taskNetwork?: 'outbound' | 'host' | 'none';
   hpcId?: string;
   partition?: string;
 }
@@ -67,8 +67,8 @@ export function queueCreateCommand(ctx: CliContext): Command {
     .addOption(
       new Option(
         '--task-network <network>',
-        "what its jobs' tasks may reach: host (the host's network) or none (only a loopback of their own); default: the server's setting",
-      ).choices(['host', 'none']),
+        "what its jobs' tasks may reach: outbound (the internet, not the platform's host), none (only a loopback of their own) or host (the host's network, its services included); default: the server's setting",
+      ).choices(['outbound', 'none', 'host']),
     )
     .option(
       '--hpc-id <id>',

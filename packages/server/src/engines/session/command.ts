@@ -47,7 +47,7 @@ export function commandTask(input: JupyterTaskInput & { command: string[] }): Ju
     logFile: dirs.logFile,
     writable: [path.resolve(dirs.runtime), path.resolve(dirs.mounts), ...(input.writable ?? [])],
     ...(input.readable?.length ? { readable: input.readable } : {}),
-    network: input.network ?? 'none',
+    network: input.network ?? input.config.taskNetwork,
     ...(input.resources ? { resources: input.resources } : {}),
   };
   return { task, socketPath, token, basePath };

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, symlinkSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../config.js';
+import type { Config, TaskNetwork } from '../../config.js';
 import type { TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
+import { lstatBeneath, readBeneath } from '../../storage/beneath.js';
 
 /** Where the platform serves a session's web UI; the session's own server answers under the same path, so nothing is rewritten. */
 export function sessionUiBasePath(sessionId: string): string {
@@ -32,14 +33,11 @@ export interface SessionDirs {
 export interface JupyterTaskInput {
   sessionId: string;
   dirs: SessionDirs;
-  config: Pick<Config, 'taskPath'>;
+  config: Pick<Config, 'taskPath' | 'taskNetwork'>;
   /** CPUs and memory of the session's instance type, enforced by the executor. */
   resources?: { cpus: number; memoryGiB: number };
-  /**
-   * What the session may reach besides its socket: by default only a loopback of its own (a
-   * notebook that downloads data needs 'host').
-   */
-  network?: 'host' | 'none';
+  /** What the session may reach besides its socket; by default the server's task network (outbound: the internet, not the platform). */
+  network?: TaskNetwork;
   /** More directories the session reads or writes at their own paths (mounted items), as the executor binds them. */
   readable?: string[];
   writable?: string[];
@@ -72,7 +70,7 @@ const MAX_SOCKET_PATH_BYTES = 107;
  * everyone), and its kernels talk to it over ipc sockets in the same directory, not over loopback
  * ports. Each kernel still binds one loopback port of its own (ipykernel's pipe for the output of
  * its subprocesses, which cannot be turned off; it takes only messages signed with a random key):
- * with network 'none' (the default) that loopback is the sandbox's own, so nothing of the session
+ * with any network but 'host' that loopback is the sandbox's own, so nothing of the session
  * listens on the machine's network. Everything Jupyter and IPython keep goes to the home
  * (settings, data, history) or the runtime directory (connection files).
  *
@@ -139,7 +137,7 @@ export function jupyterTask(input: JupyterTaskInput): JupyterTask {
     writable: [path.resolve(dirs.runtime), path.resolve(dirs.mounts), ...(input.writable ?? [])],
     // Jupyter's system-wide settings (Debian enables its notebook extensions there, e.g. the widgets); bound when present.
     readable: [SYSTEM_JUPYTER_CONFIG, ...(input.readable ?? [])],
-    network: input.network ?? 'none',
+    network: input.network ?? input.config.taskNetwork,
     ...(input.resources ? { resources: input.resources } : {}),
   };
   return { task, socketPath, token, basePath };
@@ -209,11 +207,11 @@ export async function waitForJupyter(options: ReadyOptions): Promise<void> {
     // Not listening yet: no socket, or a socket not yet accepting.
     const notYet = last === 'ENOENT' || last === 'ECONNREFUSED' || last === 'ETIMEDOUT' || last === 'ECONNRESET';
     if (!notYet) {
-      throw new SessionNotReadyError(`The session's Jupyter answered ${describe(last)} on its socket.${logTail(logFile)}`);
+      throw new SessionNotReadyError(`The session's Jupyter answered ${describe(last)} on its socket.${await logTail(logFile)}`);
     }
     if (Date.now() >= deadline) {
       throw new SessionNotReadyError(
-        `The session's Jupyter did not answer on its socket within ${Math.round(timeoutMs / 1000)} s (last: ${describe(last)}).${logTail(logFile)}`,
+        `The session's Jupyter did not answer on its socket within ${Math.round(timeoutMs / 1000)} s (last: ${describe(last)}).${await logTail(logFile)}`,
       );
     }
     await sleep(pollMs, undefined, signal ? { signal } : {});
@@ -225,19 +223,15 @@ function describe(status: number | string): string {
 }
 
 /** The last lines of the session's log, as a suffix for an error message ('' when there is none). */
-export function logTail(logFile: string, maxBytes = 4000): string {
+export async function logTail(logFile: string, maxBytes = 4000): Promise<string> {
+  // The session writes its logs directory: a link or FIFO it left as its log is refused, never followed.
+  const dir = path.dirname(logFile);
+  const name = path.basename(logFile);
   let text: string;
   try {
-    const size = statSync(logFile).size;
+    const size = (await lstatBeneath(dir, name))?.size ?? 0;
     const length = Math.min(size, maxBytes);
-    const buffer = Buffer.alloc(length);
-    const fd = openSync(logFile, 'r');
-    try {
-      readSync(fd, buffer, 0, length, size - length);
-    } finally {
-      closeSync(fd);
-    }
-    text = buffer.toString('utf8');
+    text = ((await readBeneath(dir, name, size - length, length)) ?? Buffer.alloc(0)).toString('utf8');
     if (length < size) text = text.slice(text.indexOf('\n') + 1);
   } catch {
     return ' (the session wrote no log)';

@@ -1,10 +1,18 @@
-import { lstatSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { TaskSpec } from '../executor.js';
 import type { EtcView } from './etc-snapshot.js';
+import type { TaskNetwork } from '../../config.js';
+import { OUTBOUND_BWRAP_OPTIONS } from './task-network.js';
 
-/** Whether a task may reach the network: the host's, or only a loopback of its own. */
-export type TaskNetwork = 'host' | 'none';
+/**
+ * How a task reaches the network (task-network.ts): its kind, and for an outbound network the argv
+ * that starts bwrap with its namespace connected (outboundLauncher).
+ */
+export interface NetworkPlan {
+  network: TaskNetwork;
+  launcher: string[] | null;
+}
 
 /**
  * What of /etc a task sees: users and groups (nobody), name resolution, TLS roots, the dynamic
@@ -124,8 +132,15 @@ function bindArgs(readable: string[], writable: string[]): string[] {
  * init and so every process of the task, whatever group it moved to; --die-with-parent does the
  * same when the wrapper is killed.
  */
-export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): string[] {
-  return [ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, network, true, null)];
+export function bwrapArgv(bwrap: string, task: TaskSpec, net: NetworkPlan): string[] {
+  return [...launcherOf(net), ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, net.network, true, null)];
+}
+
+/** What runs before bwrap: the outbound network's launcher, or nothing. */
+function launcherOf(net: NetworkPlan): string[] {
+  if (net.network !== 'outbound') return [];
+  if (!net.launcher) throw new Error('An outbound task network needs its launcher.');
+  return net.launcher;
 }
 
 /**
@@ -141,15 +156,9 @@ export function bwrapArgv(bwrap: string, task: TaskSpec, network: TaskNetwork): 
  * each entry. A task that binds a path under /etc (e.g. /etc/java-17-openjdk) gets each entry
  * bound: the copy is read-only and has no mount point for it.
  */
-export function bwrapStatusArgv(
-  bwrap: string,
-  task: TaskSpec,
-  network: TaskNetwork,
-  statusFd: number,
-  etc: EtcView | null = null,
-): string[] {
-  const [program, ...rest] = bwrapCommand(bwrap, task, network, false, etc);
-  return [program, '--json-status-fd', String(statusFd), ...rest];
+export function bwrapStatusArgv(bwrap: string, task: TaskSpec, net: NetworkPlan, statusFd: number, etc: EtcView | null = null): string[] {
+  const [program, ...rest] = bwrapCommand(bwrap, task, net.network, false, etc);
+  return [...launcherOf(net), program, '--json-status-fd', String(statusFd), ...rest];
 }
 
 /** bwrap, its options and the task's argv: the sandbox of bwrapArgv, without the signals' set-up before it. */
@@ -159,7 +168,13 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
   const readable = [...pathDirs(task), ...(task.readable ?? [])];
   const writable = [task.cwd, ...(task.writable ?? [])];
   // The copy of /etc is read-only and has no mount point for a bind under it: then each entry is bound.
-  const etcCopy = etc && ![...readable, ...writable].some((p) => /^\/etc(\/|$)/.test(path.resolve(p))) ? etc : null;
+  // An outbound task's resolv.conf is mounted over the copy's, which must have one (a mount point).
+  const etcCopy =
+    etc &&
+    ![...readable, ...writable].some((p) => /^\/etc(\/|$)/.test(path.resolve(p))) &&
+    (network !== 'outbound' || existsSync(path.join(etc.dir, 'resolv.conf')))
+      ? etc
+      : null;
   return [
     bwrap,
     ...(dieWithParent ? ['--die-with-parent'] : []),
@@ -175,6 +190,7 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
     '--unshare-cgroup-try',
     ...(network === 'none' ? ['--unshare-net'] : []),
     ...systemArgs(etcCopy),
+    ...(network === 'outbound' ? OUTBOUND_BWRAP_OPTIONS : []),
     '--proc',
     '/proc',
     '--dev',

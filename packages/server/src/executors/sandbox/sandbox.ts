@@ -1,8 +1,10 @@
-import type { Config } from '../../config.js';
+import { mkdirSync } from 'node:fs';
+import type { Config, TaskNetwork } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
 import { findOnPath } from '../find-executable.js';
-import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES } from './bwrap.js';
+import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, type NetworkPlan } from './bwrap.js';
 import { EtcSnapshot } from './etc-snapshot.js';
+import { findOutboundTools, outboundLauncher } from './task-network.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
@@ -27,6 +29,19 @@ export const UNCONFINED_NOTE =
   "Runyard: this task runs unconfined (RUNYARD_SANDBOX=none): it can read and change everything the server's user can.";
 
 /** The warning of every start without a sandbox. */
+/** The warning of every start while tasks may use the host's network: the setting, or the queues that choose it. */
+export function hostNetworkWarning(defaultNetwork: TaskNetwork, hostQueues: string[]): string | null {
+  const users = [
+    ...(defaultNetwork === 'host' ? ['RUNYARD_TASK_NETWORK=host'] : []),
+    ...(hostQueues.length ? [`the queue${hostQueues.length > 1 ? 's' : ''} ${hostQueues.join(', ')}`] : []),
+  ];
+  if (!users.length) return null;
+  return (
+    `Warning: ${users.join(' and ')} give${users.length > 1 || hostQueues.length > 1 ? '' : 's'} job tasks the host's network: ` +
+    "they reach every service on this machine's loopback (this server's API, its database) and on its private network."
+  );
+}
+
 export const UNCONFINED_WARNING =
   "Warning: RUNYARD_SANDBOX=none: job tasks run unconfined, as the server's user, and can read the database, keys and every workspace's data.";
 
@@ -35,8 +50,10 @@ export const UNCONFINED_WARNING =
  * etcCopies: a folder of the server's where this host's tasks get their /etc as one copy
  * (etc-snapshot.ts) rather than one bind per entry; only for statusArgv, which runs tasks on this
  * host (argv serves the Slurm executor too, whose tasks run on other hosts with /etc of their own).
+ * netFifos: a folder of the server's for the FIFOs that start a local task's outbound network
+ * (task-network.ts); a Slurm node's task makes them in its $TMPDIR.
  */
-export function createSandbox(settings: SandboxSettings, etcCopies?: string): Sandbox {
+export function createSandbox(settings: SandboxSettings, etcCopies?: string, netFifos = ''): Sandbox {
   if (settings.sandbox === 'none') return { kind: 'none', argv: (task) => task.argv, note: UNCONFINED_NOTE };
   const bwrap = findOnPath('bwrap', settings.taskPath);
   if (!bwrap) {
@@ -45,17 +62,28 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string): Sa
         'or set RUNYARD_SANDBOX=none to run job tasks unconfined.',
     );
   }
-  const network = (task: TaskSpec) => task.network ?? settings.taskNetwork;
+  const tools = findOutboundTools(settings.taskPath);
+  // The default network must work: a queue's outbound network without the tools fails its tasks with the same message.
+  if (settings.taskNetwork === 'outbound' && typeof tools === 'string') throw new SandboxError(tools);
+  const plan = (task: TaskSpec, fifos: string): NetworkPlan => {
+    const network = task.network ?? settings.taskNetwork;
+    if (network !== 'outbound') return { network, launcher: null };
+    if (typeof tools === 'string') throw new Error(tools);
+    return { network, launcher: outboundLauncher(tools, fifos) };
+  };
   const etc = etcCopies ? new EtcSnapshot(etcCopies, ETC_ENTRIES) : null;
+  let fifos = '';
+  // Made at the first local task: the server makes its data directory (private) after checking its settings.
+  const localFifos = () => (fifos ||= netFifos && (mkdirSync(netFifos, { recursive: true, mode: 0o700 }), netFifos));
   return {
     kind: 'bwrap',
-    argv: (task) => bwrapArgv(bwrap, task, network(task)),
-    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, network(task), statusFd, etc?.view() ?? null),
+    argv: (task) => bwrapArgv(bwrap, task, plan(task, '')),
+    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, plan(task, localFifos()), statusFd, etc?.view() ?? null),
     note: null,
   };
 }
 
-/** The default of an executor built without settings: confined, host network, bwrap from the system's PATH. */
+/** The default of an executor built without settings: confined, outbound network, bwrap from the system's PATH. */
 export function defaultSandbox(): Sandbox {
-  return createSandbox({ sandbox: 'bwrap', taskNetwork: 'host', taskPath: '/usr/local/bin:/usr/bin:/bin' });
+  return createSandbox({ sandbox: 'bwrap', taskNetwork: 'outbound', taskPath: '/usr/local/bin:/usr/bin:/bin' });
 }

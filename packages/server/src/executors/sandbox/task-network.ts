@@ -1,0 +1,157 @@
+import { findOnPath } from '../find-executable.js';
+
+/**
+ * How a sandboxed task reaches the network:
+ * - outbound (the default): a network namespace of its own, connected to the internet through
+ *   slirp4netns (user-mode networking: the task's packets become the server's own sockets), with
+ *   the host's loopback, the private, shared, link-local (cloud metadata) and multicast ranges and
+ *   the host's own addresses unreachable (an nftables filter in the task's namespace, loaded before
+ *   the task starts, which the task, having no capabilities, cannot change);
+ * - none: only a loopback of its own;
+ * - host: the host's network, every service on its loopback included (an operator's explicit
+ *   choice; the server warns at every start while it is in use).
+ */
+
+/** The programs that give a task its outbound network, by absolute path. */
+export interface OutboundTools {
+  slirp4netns: string;
+  nsenter: string;
+  unshare: string;
+  mkfifo: string;
+  nft: string;
+  ip: string;
+}
+
+/** Where each program comes from, for the message when one is missing. */
+const PACKAGES: Record<keyof OutboundTools, string> = {
+  slirp4netns: 'slirp4netns',
+  nsenter: 'util-linux',
+  unshare: 'util-linux',
+  mkfifo: 'coreutils',
+  nft: 'nftables',
+  ip: 'iproute2',
+};
+
+/** The tools on the task PATH, or the message that names what is missing and the way out. */
+export function findOutboundTools(taskPath: string): OutboundTools | string {
+  const found: Partial<OutboundTools> = {};
+  const missing: string[] = [];
+  for (const name of Object.keys(PACKAGES) as (keyof OutboundTools)[]) {
+    const at = findOnPath(name, taskPath) ?? findOnPath(name, '/usr/sbin:/sbin');
+    if (at) found[name] = at;
+    else missing.push(`${name} (${PACKAGES[name]})`);
+  }
+  if (!missing.length) return found as OutboundTools;
+  return (
+    `RUNYARD_TASK_NETWORK=outbound, but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not on the task PATH: ` +
+    'install them, or set RUNYARD_TASK_NETWORK=none (no network) or host (the host network, its loopback services included).'
+  );
+}
+
+/** slirp4netns's resolver inside the task's namespace (it forwards to the host's). */
+export const TASK_DNS = '10.0.2.3';
+
+/** Destinations a task's outbound network never reaches: loopback, private, shared, link-local (metadata), multicast and reserved. */
+export const BLOCKED_IPV4 = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '224.0.0.0/3',
+];
+export const BLOCKED_IPV6 = ['::/127', '::ffff:0:0/96', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
+
+/** The nftables rules of a task's namespace, before the host's own addresses (added by the helper, which knows the host it runs on). */
+export const TASK_RULES = [
+  'table inet runyard {',
+  '  chain output {',
+  '    type filter hook output priority 0; policy accept;',
+  '    oifname "lo" accept',
+  `    ip daddr ${TASK_DNS} meta l4proto { tcp, udp } th dport 53 accept`,
+  `    ip daddr { ${BLOCKED_IPV4.join(', ')} } reject`,
+  `    ip6 daddr { ${BLOCKED_IPV6.join(', ')} } reject`,
+].join('\n');
+
+/**
+ * The helper, run in the background by the launcher (below) with the FIFOs' base name, the pid that
+ * becomes the sandbox, the tools and the rules. The launcher's pid execs unshare, which gives it a
+ * network namespace of its own (and, for a server that is not root, a user namespace that owns it),
+ * then a shell that tells the helper so on the .i FIFO and waits on the .g FIFO before it execs
+ * bwrap. Meanwhile the helper loads the rules into that namespace (plus a reject of each of the
+ * host's own addresses: slirp's sockets are the host's, and a service that listens on all of them
+ * must not be reached through one), then becomes slirp4netns, which writes to .g once the namespace
+ * is connected (the task starts then) and ends when the sandbox does (its --exit-fd is the .x FIFO,
+ * whose only writers are bwrap and the task). Whatever fails, the task still starts, with no
+ * network (.g reads end of file once the helper is gone) and a line in its log that says why.
+ */
+export const NETWORK_HELPER_SCRIPT = [
+  'f=$1 p=$2 slirp=$3 nsenter=$4 nft=$5 ip=$6 rules=$7',
+  'exec 7<"$f.x" 4<"$f.i"',
+  'read -r x <&4',
+  'exec 4<&- 5>"$f.g"',
+  'rm -f "$f.i" "$f.g" "$f.x"',
+  'set -f',
+  'w0=',
+  'for w in $("$ip" -o addr show 2>/dev/null); do',
+  '  case $w0 in inet) rules="$rules\n    ip daddr ${w%/*} reject" ;; inet6) rules="$rules\n    ip6 daddr ${w%/*} reject" ;; esac',
+  '  w0=$w',
+  'done',
+  // As root, the namespace is entered directly; else through the user namespace made with it, which the server's user owns.
+  'uid=',
+  'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
+  'if [ "$uid" = 0 ]; then enter= user=; else enter="-U --preserve-credentials" user="--userns-path=/proc/$p/ns/user"; fi',
+  'if ! printf "$rules\\n  }\\n}\\n" | "$nsenter" -t "$p" -n $enter "$nft" -f - 2>&1 >/dev/null; then',
+  "  printf 'Runyard: the network filter of this task could not be loaded: it runs without a network.\\n' >&2",
+  '  exit 0',
+  'fi',
+  'exec "$slirp" --configure --mtu=65520 --disable-host-loopback --enable-sandbox --enable-seccomp --ready-fd=5 --exit-fd=7 $user --netns-type=path "/proc/$p/ns/net" tap0 >/dev/null 2>&1',
+].join('\n');
+
+/**
+ * The launcher, between the wrapper and bwrap: makes the three FIFOs (in the server's folder for
+ * them, else $TMPDIR on a cluster's node), starts the helper, and execs unshare, then the shell
+ * that waits for the network (both keep the pid, which the helper was given) and execs bwrap, with
+ * the exit FIFO on fd 7 and the namespace's resolv.conf on fd 8 (--ro-bind-data). Its text is a
+ * constant; everything reaches it as positional parameters.
+ */
+export const NETWORK_LAUNCH_SCRIPT = [
+  'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4',
+  'shift 4',
+  'f=$d/runyard-net-$$',
+  'rm -f "$f.i" "$f.g" "$f.x"',
+  'if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x"; then printf \'Runyard: the task network could not be set up in %s.\\n\' "$d" >&2; exit 125; fi',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$1" "$2" "$3" "$4" "$5" &',
+  'shift 5',
+  'uid=',
+  'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
+  'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
+  `exec "$unshare" --net $u -- /bin/sh -c 'printf x >"$1"; read -r x <"$2"; shift 2; exec "$@"' runyard-netns "$f.i" "$f.g" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
+].join('\n');
+
+/** bwrap's options for a task with an outbound network (after its /etc, so that resolv.conf is mounted over it). */
+export const OUTBOUND_BWRAP_OPTIONS = ['--ro-bind-data', '8', '/etc/resolv.conf'];
+
+/**
+ * The argv before bwrap's (its options included OUTBOUND_BWRAP_OPTIONS) for a task with an outbound
+ * network. fifoDir: a folder of the server's that no task sees; '' on a cluster's node ($TMPDIR).
+ */
+export function outboundLauncher(tools: OutboundTools, fifoDir: string): string[] {
+  return [
+    '/bin/sh',
+    '-c',
+    NETWORK_LAUNCH_SCRIPT,
+    'runyard-net-launch',
+    NETWORK_HELPER_SCRIPT,
+    fifoDir,
+    tools.unshare,
+    tools.mkfifo,
+    tools.slirp4netns,
+    tools.nsenter,
+    tools.nft,
+    tools.ip,
+    TASK_RULES,
+  ];
+}
