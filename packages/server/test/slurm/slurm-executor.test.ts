@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { before, describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import { defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
 import { SlurmExecutor, type SlurmId } from '../../src/executors/slurm/slurm-executor.js';
 import type { HpcClusterRecord } from '../../src/store/hpc-cluster-lookup.js';
 import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
+import { canMakeInternet, makeInternet, METADATA, PUBLIC } from '../hostile/internet.js';
 
 // The Slurm executor against the machine's real single-node cluster (scripts/slurm-dev-cluster.sh):
 // real sbatch, squeue, scontrol and scancel.
@@ -72,6 +74,36 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
     assert.match(log, /confined/, 'the task cannot write outside its directories');
     assert.deepEqual(await executor.inspect(control, id), { state: 'exited', exitCode: 3 });
   });
+
+  it(
+    "on the default (outbound) network a Slurm task reaches the internet, but neither the node's loopback nor the metadata address",
+    { skip: canMakeInternet },
+    async () => {
+      const internet = await makeInternet();
+      const loopback = createServer((socket) => socket.end('loopback-service'));
+      await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (loopback.address() as AddressInfo).port;
+        // bash's /dev/tcp: REACHED or BLOCKED per address.
+        const probe = (name: string, host: string, p: number) =>
+          `if (exec 3<>/dev/tcp/${host}/${p}) 2>/dev/null; then echo "${name} REACHED"; else echo "${name} BLOCKED"; fi`;
+        const { task, control } = job(
+          [probe('internet', PUBLIC, internet.port), probe('loopback', '127.0.0.1', port), probe('metadata', METADATA, internet.port)].join(
+            '; ',
+          ),
+        );
+        const id = await executor.launch(task, control);
+        assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
+        const log = readFileSync(task.logFile, 'utf8');
+        assert.match(log, /^internet REACHED$/m, log);
+        assert.match(log, /^loopback BLOCKED$/m, log);
+        assert.match(log, /^metadata BLOCKED$/m, log);
+      } finally {
+        loopback.close();
+        await internet.close();
+      }
+    },
+  );
 
   it('keeps the environment off every command line and out of the batch script', async () => {
     const secret = `s3cr3t-${Date.now()}`;
