@@ -237,6 +237,18 @@ export const CONFIG_KEYS = {
     default: 'outbound',
     doc: "Network of sandboxed job tasks and sessions: outbound (a network of their own that reaches the internet through slirp4netns, but not the host's loopback, its own addresses, or the private, link-local and metadata ranges; needs slirp4netns, nftables, iproute2 and util-linux on the task PATH), none (only a loopback of their own) or host (the host's network, every service on its loopback included: the server warns at every start). A queue's own setting (`taskNetwork` of POST /api/runyard/admin/queues, `runyard queue create --task-network`) wins for its jobs.",
   },
+  taskUid: {
+    env: 'RUNYARD_TASK_UID',
+    schema: Type.Integer({ minimum: 1, maximum: 4_294_967_294 }),
+    default: 65534,
+    doc: "The host uid that job tasks and sessions run as when the server runs as root (never root: a task that escaped its sandbox, or a file it left, is this user's). Their own directories are given to it before they start; the rest of the data directory stays the server's (mode 0700). A server that is not root runs tasks as its own uid, as nobody in a user namespace.",
+  },
+  taskGid: {
+    env: 'RUNYARD_TASK_GID',
+    schema: Type.Integer({ minimum: 1, maximum: 4_294_967_294 }),
+    default: 65534,
+    doc: 'The host gid of job tasks and sessions of a server that runs as root (with RUNYARD_TASK_UID); they get no other group.',
+  },
   cgroups: {
     env: 'RUNYARD_CGROUPS',
     schema: Type.Union([Type.Literal('auto'), Type.Literal('none')]),

@@ -5,7 +5,8 @@ import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { pullDir, pullFile } from '../storage/blob-sync.js';
-import { listBeneath, removeBeneath } from '../storage/beneath.js';
+import { chownTreeBeneath, listBeneath, removeBeneath } from '../storage/beneath.js';
+import { taskHostUser } from '../executors/sandbox/sandbox.js';
 import { isPathInside } from '../storage/local.js';
 import { defaultBucketOf } from '../storage/storage-deps.js';
 import type { Database, SessionMountTable } from '../store/schema.js';
@@ -109,7 +110,7 @@ export async function unmountSession(db: Kysely<Database>, sessionId: string, mo
 
 export interface ApplyMountsInput {
   db: Kysely<Database>;
-  config: Pick<Config, 'dataDir' | 'storageBackend'>;
+  config: Pick<Config, 'dataDir' | 'storageBackend' | 'sandbox' | 'taskUid' | 'taskGid'>;
   blobs: BlobStore;
   session: Pick<SessionRow, 'id' | 'workspace_id'>;
   mountsDir: string;
@@ -187,6 +188,9 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
     // link is followed, even one swapped in during the removal); rename replaces a link or file.
     await removeBeneath(input.mountsDir, path.relative(path.resolve(input.mountsDir), target));
     await rename(staging, target);
+    // A copy made while the session runs: given to its host user (a root server's), as its directories were at its start.
+    const user = taskHostUser(config);
+    if (user) await chownTreeBeneath(target, user.uid, user.gid);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, realpath, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -502,6 +502,46 @@ export async function diskUsageBeneath(root: string): Promise<number> {
   };
   try {
     return await usage(held);
+  } finally {
+    await held.handle.close();
+  }
+}
+
+/**
+ * Gives the tree at root (a directory, or a single file) to uid and gid, without following any link
+ * (a link's own owner changes, never its target's), walked from held directory handles. What
+ * already belongs to them is left alone; what vanishes during the walk is skipped.
+ */
+export async function chownTreeBeneath(root: string, uid: number, gid: number): Promise<void> {
+  const top = await lstat(root).catch(() => null);
+  if (!top) return;
+  if (!top.isDirectory()) {
+    if (top.uid !== uid || top.gid !== gid) await lchown(root, uid, gid);
+    return;
+  }
+  const held = await openRoot(root);
+  const give = async (dir: Held): Promise<void> => {
+    const st = await dir.handle.stat();
+    if (st.uid !== uid || st.gid !== gid) await dir.handle.chown(uid, gid);
+    const entries = await readdir(dir.ref, { withFileTypes: true }).catch(() => [] as Dirent[]);
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        const sub = await openChildDir(dir, entry.name).catch(() => null);
+        if (!sub) continue;
+        try {
+          await give(sub);
+        } finally {
+          await sub.handle.close();
+        }
+        continue;
+      }
+      const where = child(dir, entry.name);
+      const found = await lstat(where).catch(() => null);
+      if (found && !found.isDirectory() && (found.uid !== uid || found.gid !== gid)) await lchown(where, uid, gid).catch(() => undefined);
+    }
+  };
+  try {
+    await give(held);
   } finally {
     await held.handle.close();
   }

@@ -401,12 +401,18 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
   });
 
   it("runs in the bwrap sandbox, reading Cromwell's call directories where the configuration names them", async () => {
-    const sandbox = createSandbox({ sandbox: 'bwrap', taskNetwork: 'none', taskPath: '/usr/local/bin:/usr/bin:/bin' });
+    const sandbox = createSandbox({
+      sandbox: 'bwrap',
+      taskNetwork: 'none',
+      taskPath: '/usr/local/bin:/usr/bin:/bin',
+      dataDir: config.dataDir,
+    });
     const confined = async (run: WdlRun) => {
       const task = await cromwellDriver.task(run);
       confineAsTheAttemptRunner(task, run.paths);
       // The WDL engine makes the failure file (in the control directory, read-only otherwise) writable.
       task.writable!.push(run.failureFile);
+      await sandbox.prepare?.(task);
       return start(task, sandbox.argv(task)).ended;
     };
     const withExecutions = { ...config, cromwellExecutionsDir: path.join(scratch, 'cromwell-executions') } as Config;

@@ -500,12 +500,13 @@ describe('miniwdl driver', { timeout: 120_000 }, () => {
   });
 
   it('runs in the bwrap sandbox', async () => {
-    const sandbox = createSandbox({ sandbox: 'bwrap', taskNetwork: 'none', taskPath: config.taskPath });
+    const sandbox = createSandbox({ sandbox: 'bwrap', taskNetwork: 'none', taskPath: config.taskPath, dataDir: config.dataDir });
     const confined = async (run: WdlRun) => {
       const task = await miniwdlDriver.task(run);
       confineAsTheAttemptRunner(task, run.paths);
       // The WDL engine makes the failure file (in the control directory, read-only otherwise) writable.
       task.writable = [...(task.writable ?? []), run.failureFile];
+      await sandbox.prepare?.(task);
       return start(task, sandbox.argv(task)).ended;
     };
     const run = wdlRun(TWO_TASKS, { inputs: { 'hello.name': 'sandbox', 'hello.times': 1 } });

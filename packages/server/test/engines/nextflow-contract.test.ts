@@ -9,6 +9,7 @@ import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { nextflowEngine } from '../../src/engines/nextflow.js';
 import { LocalExecutor } from '../../src/executors/local.js';
+import { createSandbox } from '../../src/executors/sandbox/sandbox.js';
 import { FIXTURE_BIN } from '../scheduler/helpers.js';
 import { confineAsTheAttemptRunner, jobRow, pathsFor, workflowRow } from './rows.js';
 
@@ -171,7 +172,8 @@ describe('the nextflow engine with the fixture', { timeout: 120_000 }, () => {
     const paths = pathsFor(config.dataDir);
     const workflow = workflowRow({ workflow_type: 'nextflow', repository_url: 'https://github.com/acme/pipe', main_file: 'main.nf' });
     const revision_json = JSON.stringify({ commit });
-    const executor = new LocalExecutor();
+    // The server's sandbox: a root server's tasks run as their own user, given what they read in the data directory.
+    const executor = new LocalExecutor(undefined, createSandbox(config));
     const run = async (attempt: number, argv?: (a: string[]) => string[]) => {
       const row = jobRow({ workflow_type: 'nextflow', revision_json, resumable: 1, attempt, params: [{ name: 'failAt', textValue: 2 }] });
       const task = await nextflowEngine.prepare(row, workflow, paths, config);

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { EngineError } from '../../src/engines/engine.js';
 import { nextflowEngine, RUNYARD_NEXTFLOW_CONFIG } from '../../src/engines/nextflow.js';
 import { LocalExecutor } from '../../src/executors/local.js';
+import { createSandbox } from '../../src/executors/sandbox/sandbox.js';
 import { groupMembers } from '../../src/executors/proc.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
@@ -156,7 +157,8 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
     assert.ok(!task.argv.join(' ').includes(secret));
     confineAsTheAttemptRunner(task, paths);
     const control = { dir: paths.control, attempt: 1 };
-    const executor = new LocalExecutor();
+    // The server's sandbox: a root server's tasks run as their own user, given what they read in the data directory.
+    const executor = new LocalExecutor(undefined, createSandbox(config));
     const id = await executor.launch(task, control);
     await new Promise((r) => setTimeout(r, 300));
     // The scan sees the task's own processes (wrapper and nextflow), so its silence means something.

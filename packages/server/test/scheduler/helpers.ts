@@ -60,8 +60,13 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
 /** The server's sandbox, which also lets tasks write `dir` (the scheduler tests' markers): what is tested is scheduling, confined as on a server. */
 function withWritable(sandbox: Sandbox, dir: string): Sandbox {
   const more = (task: TaskSpec): TaskSpec => ({ ...task, writable: [...(task.writable ?? []), dir] });
-  const { statusArgv } = sandbox;
-  return { ...sandbox, argv: (task) => sandbox.argv(more(task)), statusArgv: statusArgv && ((task, fd) => statusArgv(more(task), fd)) };
+  const { statusArgv, prepare } = sandbox;
+  return {
+    ...sandbox,
+    argv: (task) => sandbox.argv(more(task)),
+    statusArgv: statusArgv && ((task, fd) => statusArgv(more(task), fd)),
+    prepare: prepare && ((task) => prepare(more(task))),
+  };
 }
 
 /** The local executor of the scheduler tests: the configured sandbox, with `scratch` writable. */

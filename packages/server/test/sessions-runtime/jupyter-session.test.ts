@@ -146,11 +146,12 @@ describe(
       assert.ok(task.argv.includes(`--NotebookApp.base_url=${base}`));
       assert.equal(path.dirname(jt.socketPath), dirs().runtime);
       assert.equal(statSync(dirs().runtime).mode & 0o777, 0o700);
-      // Only the server's user may connect to the socket: 0600, its owner the server's user (the sandbox maps nobody to it).
+      // Only the session's user (and root) may connect to the socket: 0600, its owner the task's host user
+      // (a root server's RUNYARD_TASK_UID), else the server's own (the sandbox maps nobody to it).
       const sock = statSync(jt.socketPath);
       assert.ok(sock.isSocket());
       assert.equal(sock.mode & 0o777, 0o600);
-      assert.equal(sock.uid, process.getuid!());
+      assert.equal(sock.uid, process.getuid!() === 0 ? s.config.taskUid : process.getuid!());
       assert.equal(readlinkSync(path.join(dirs().home, 'mounts')), dirs().mounts);
     });
 

@@ -1,13 +1,25 @@
 // storage/beneath.ts: what a task may plant in its directories (links, FIFOs, '..') is never followed out.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import {
   appendBeneath,
   BeneathError,
+  chownTreeBeneath,
   diskUsageBeneath,
   listBeneath,
   lstatBeneath,
@@ -130,6 +142,29 @@ describe('beneath: the server never follows what a task planted', () => {
     assert.ok(linked - bare < 64 * 1024, `${linked} - ${bare}`);
     assert.equal(await diskUsageBeneath(path.join(base, 'nothing-here')), 0);
   });
+
+  it(
+    'gives a tree to a user without following its links: what they name stays as it was',
+    { skip: process.getuid?.() === 0 ? false : 'needs root' },
+    async () => {
+      const tree = mkdtempSync(path.join(base, 'chown-'));
+      mkdirSync(path.join(tree, 'a', 'b'), { recursive: true });
+      writeFileSync(path.join(tree, 'a', 'b', 'f'), 'x');
+      writeFileSync(path.join(outside, 'kept'), 'secret');
+      symlinkSync(path.join(outside, 'kept'), path.join(tree, 'a', 'to-file'));
+      symlinkSync(outside, path.join(tree, 'to-dir'));
+      await chownTreeBeneath(tree, 12345, 12346);
+      for (const p of ['', 'a', 'a/b', 'a/b/f', 'a/to-file', 'to-dir']) {
+        const st = lstatSync(path.join(tree, p));
+        assert.deepEqual([st.uid, st.gid], [12345, 12346], p);
+      }
+      for (const p of [outside, path.join(outside, 'kept')]) assert.equal(statSync(p).uid, 0, p);
+      // A single file is given alone.
+      writeFileSync(path.join(base, 'single'), 'y');
+      await chownTreeBeneath(path.join(base, 'single'), 12345, 12346);
+      assert.equal(statSync(path.join(base, 'single')).uid, 12345);
+    },
+  );
 
   it('removes a tree without following its links: what they name stays', async () => {
     const r = path.join(base, 'remove');

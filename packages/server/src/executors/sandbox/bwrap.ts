@@ -54,13 +54,58 @@ const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 /** The uid and gid of the task inside its user namespace: nobody, which owns nothing. */
 export const TASK_ID = 65534;
 
+/**
+ * The host uid and gid a root server's tasks run as (RUNYARD_TASK_UID, RUNYARD_TASK_GID): bwrap then
+ * runs as root without a user namespace (so it binds what root can reach) and drops to them with
+ * setpriv before the task starts, with no capabilities, no groups and no new privileges. Null (a
+ * server that is not root): the task is nobody in a user namespace that maps it to the server's uid.
+ */
+export type HostUser = { uid: number; gid: number } | null;
+
+/** util-linux's setpriv, inside the sandbox (/usr is bound). */
+const SETPRIV = '/usr/bin/setpriv';
+
+/** What drops the task to the host user before it starts; nothing without one. */
+function dropTo(user: HostUser): string[] {
+  if (!user) return [];
+  return [
+    SETPRIV,
+    `--reuid=${user.uid}`,
+    `--regid=${user.gid}`,
+    '--clear-groups',
+    '--bounding-set=-all',
+    '--inh-caps=-all',
+    '--no-new-privs',
+    '--',
+  ];
+}
+
+/** Its own user namespace (nobody, mapped to the server's uid, unable to make another), unless it runs as a host user. */
+function userArgs(user: HostUser): string[] {
+  if (user) return [];
+  return ['--unshare-user', '--uid', String(TASK_ID), '--gid', String(TASK_ID), '--disable-userns'];
+}
+
 /** The signals of a graceful stop (wrapper.ts traps the same). */
 const STOP_SIGNALS = 'TERM,INT,HUP';
 
 /** The system's env, inside the sandbox too (/usr is bound). */
 const ENV = '/usr/bin/env';
 
-function systemArgs(etc: EtcView | null): string[] {
+/**
+ * For a task of a host user: its own --dir, 0755, for each folder above the given mount points
+ * (parents first), which bwrap running as root would otherwise make 0700 and root's, closed to the task.
+ */
+function openParents(user: HostUser, destinations: string[]): string[] {
+  if (!user) return [];
+  const parents = new Set<string>();
+  for (const dest of destinations) {
+    for (let dir = path.dirname(path.resolve(dest)); dir !== '/'; dir = path.dirname(dir)) parents.add(dir);
+  }
+  return [...parents].sort((a, b) => a.split('/').length - b.split('/').length).flatMap((dir) => ['--perms', '0755', '--dir', dir]);
+}
+
+function systemArgs(etc: EtcView | null, user: HostUser): string[] {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const name of SYSTEM_TOP) {
     const top = `/${name}`;
@@ -75,6 +120,12 @@ function systemArgs(etc: EtcView | null): string[] {
     args.push('--ro-bind', etc.dir, '/etc');
     for (const bound of etc.binds) args.push('--ro-bind-try', bound, bound);
   } else {
+    args.push(
+      ...openParents(
+        user,
+        ETC_ENTRIES.map((entry) => `/etc/${entry}`).filter((p) => existsSync(p)),
+      ),
+    );
     for (const entry of ETC_ENTRIES) args.push('--ro-bind-try', `/etc/${entry}`, `/etc/${entry}`);
   }
   return args;
@@ -132,8 +183,8 @@ function bindArgs(readable: string[], writable: string[]): string[] {
  * init and so every process of the task, whatever group it moved to; --die-with-parent does the
  * same when the wrapper is killed.
  */
-export function bwrapArgv(bwrap: string, task: TaskSpec, net: NetworkPlan): string[] {
-  return [...launcherOf(net), ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, net.network, true, null)];
+export function bwrapArgv(bwrap: string, task: TaskSpec, net: NetworkPlan, user: HostUser = null): string[] {
+  return [...launcherOf(net), ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, net.network, true, null, user)];
 }
 
 /** What runs before bwrap: the outbound network's launcher, or nothing. */
@@ -156,13 +207,27 @@ function launcherOf(net: NetworkPlan): string[] {
  * each entry. A task that binds a path under /etc (e.g. /etc/java-17-openjdk) gets each entry
  * bound: the copy is read-only and has no mount point for it.
  */
-export function bwrapStatusArgv(bwrap: string, task: TaskSpec, net: NetworkPlan, statusFd: number, etc: EtcView | null = null): string[] {
-  const [program, ...rest] = bwrapCommand(bwrap, task, net.network, false, etc);
+export function bwrapStatusArgv(
+  bwrap: string,
+  task: TaskSpec,
+  net: NetworkPlan,
+  statusFd: number,
+  etc: EtcView | null = null,
+  user: HostUser = null,
+): string[] {
+  const [program, ...rest] = bwrapCommand(bwrap, task, net.network, false, etc, user);
   return [...launcherOf(net), program, '--json-status-fd', String(statusFd), ...rest];
 }
 
 /** bwrap, its options and the task's argv: the sandbox of bwrapArgv, without the signals' set-up before it. */
-function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWithParent: boolean, etc: EtcView | null): string[] {
+function bwrapCommand(
+  bwrap: string,
+  task: TaskSpec,
+  network: TaskNetwork,
+  dieWithParent: boolean,
+  etc: EtcView | null,
+  user: HostUser,
+): string[] {
   // env would read a NAME=VALUE first word as a variable, not as the program.
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
   const readable = [...pathDirs(task), ...(task.readable ?? [])];
@@ -178,27 +243,28 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
   return [
     bwrap,
     ...(dieWithParent ? ['--die-with-parent'] : []),
-    '--unshare-user',
-    '--uid',
-    String(TASK_ID),
-    '--gid',
-    String(TASK_ID),
-    '--disable-userns',
+    ...userArgs(user),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(network === 'none' ? ['--unshare-net'] : []),
-    ...systemArgs(etcCopy),
+    ...systemArgs(etcCopy, user),
     ...(network === 'outbound' ? OUTBOUND_BWRAP_OPTIONS : []),
     '--proc',
     '/proc',
     '--dev',
     '/dev',
+    // Sticky and writable by all, as on a host: a task of a host user is not the owner of what bwrap makes.
+    '--perms',
+    '1777',
     '--tmpfs',
     '/tmp',
+    '--perms',
+    '1777',
     '--tmpfs',
     '/var/tmp',
+    ...openParents(user, [...readable, ...writable]),
     ...bindArgs(readable, writable),
     // The root that bwrap builds (the folders leading to the binds) is read-only too: nothing is written outside the binds and /tmp.
     '--remount-ro',
@@ -206,6 +272,7 @@ function bwrapCommand(bwrap: string, task: TaskSpec, network: TaskNetwork, dieWi
     '--chdir',
     task.cwd,
     '--',
+    ...dropTo(user),
     ENV,
     `--default-signal=${STOP_SIGNALS}`,
     '--',

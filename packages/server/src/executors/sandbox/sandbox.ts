@@ -2,9 +2,12 @@ import { mkdirSync } from 'node:fs';
 import type { Config, TaskNetwork } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
 import { findOnPath } from '../find-executable.js';
-import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, type NetworkPlan } from './bwrap.js';
+import path from 'node:path';
+import { chownTreeBeneath } from '../../storage/beneath.js';
+import { isPathInside } from '../../storage/local.js';
+import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, TASK_ID, type HostUser, type NetworkPlan } from './bwrap.js';
 import { EtcSnapshot } from './etc-snapshot.js';
-import { findOutboundTools, outboundLauncher } from './task-network.js';
+import { findOutboundTools, hostAddressWords, outboundLauncher } from './task-network.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
@@ -18,9 +21,15 @@ export interface Sandbox {
   statusArgv?(task: TaskSpec, statusFd: number): string[];
   /** A line for the job's log about how the task runs, when there is something to say. */
   readonly note: string | null;
+  /**
+   * Before the task starts (tasks of a root server run as a host user): gives it its own directories
+   * (cwd, writable) and what it reads inside the data directory, without following links.
+   */
+  prepare?(task: TaskSpec): Promise<void>;
 }
 
-export type SandboxSettings = Pick<Config, 'sandbox' | 'taskNetwork' | 'taskPath'>;
+export type SandboxSettings = Pick<Config, 'sandbox' | 'taskNetwork' | 'taskPath'> &
+  Partial<Pick<Config, 'taskUid' | 'taskGid' | 'dataDir'>>;
 
 /** Why the server cannot confine tasks as configured: it refuses to start rather than run them on the host. */
 export class SandboxError extends Error {}
@@ -69,18 +78,38 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
     const network = task.network ?? settings.taskNetwork;
     if (network !== 'outbound') return { network, launcher: null };
     if (typeof tools === 'string') throw new Error(tools);
-    return { network, launcher: outboundLauncher(tools, fifos) };
+    // On this host, its addresses as the server sees them now (one process less per task); on a cluster's node, ip's.
+    return { network, launcher: outboundLauncher(tools, fifos, fifos ? hostAddressWords() : '') };
   };
   const etc = etcCopies ? new EtcSnapshot(etcCopies, ETC_ENTRIES) : null;
+  const user = taskHostUser(settings);
   let fifos = '';
   // Made at the first local task: the server makes its data directory (private) after checking its settings.
   const localFifos = () => (fifos ||= netFifos && (mkdirSync(netFifos, { recursive: true, mode: 0o700 }), netFifos));
   return {
     kind: 'bwrap',
-    argv: (task) => bwrapArgv(bwrap, task, plan(task, '')),
-    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, plan(task, localFifos()), statusFd, etc?.view() ?? null),
+    argv: (task) => bwrapArgv(bwrap, task, plan(task, ''), user),
+    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, plan(task, localFifos()), statusFd, etc?.view() ?? null, user),
     note: null,
+    ...(user && { prepare: (task: TaskSpec) => giveTaskItsFiles(task, user, settings.dataDir) }),
   };
+}
+
+/**
+ * What a task of a host user must own: its working and writable directories, wherever they are,
+ * and what it reads inside the data directory (sources, parameters, staged inputs: written 0600 by
+ * the server); the rest of the data directory stays root's, and the directory itself 0700.
+ */
+async function giveTaskItsFiles(task: TaskSpec, user: { uid: number; gid: number }, dataDir: string | undefined): Promise<void> {
+  const own = [task.cwd, ...(task.writable ?? [])];
+  const inside = dataDir ? (task.readable ?? []).filter((p) => isPathInside(path.resolve(dataDir), path.resolve(p))) : [];
+  for (const p of new Set([...own, ...inside].map((p) => path.resolve(p)))) await chownTreeBeneath(p, user.uid, user.gid);
+}
+
+/** The host user a root server's confined tasks run as (never root outside their sandbox); null when they run as the server's uid. */
+export function taskHostUser(settings: Pick<SandboxSettings, 'sandbox' | 'taskUid' | 'taskGid'>): HostUser {
+  if (settings.sandbox !== 'bwrap' || process.getuid?.() !== 0) return null;
+  return { uid: settings.taskUid ?? TASK_ID, gid: settings.taskGid ?? TASK_ID };
 }
 
 /** The default of an executor built without settings: confined, outbound network, bwrap from the system's PATH. */

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { findOnPath } from '../find-executable.js';
 
 /**
@@ -88,14 +89,16 @@ export const TASK_RULES = [
  * network (.g reads end of file once the helper is gone) and a line in its log that says why.
  */
 export const NETWORK_HELPER_SCRIPT = [
-  'f=$1 p=$2 slirp=$3 nsenter=$4 nft=$5 ip=$6 rules=$7',
+  'f=$1 p=$2 slirp=$3 nsenter=$4 nft=$5 ip=$6 rules=$7 addrs=$8',
   'exec 7<"$f.x" 4<"$f.i"',
   'read -r x <&4',
   'exec 4<&- 5>"$f.g"',
   'rm -f "$f.i" "$f.g" "$f.x"',
   'set -f',
   'w0=',
-  'for w in $("$ip" -o addr show 2>/dev/null); do',
+  // The host's addresses as the server saw them ("inet A inet6 B ..."), or on a cluster's node as ip shows them.
+  '[ -n "$addrs" ] || addrs=$("$ip" -o addr show 2>/dev/null)',
+  'for w in $addrs; do',
   '  case $w0 in inet) rules="$rules\n    ip daddr ${w%/*} reject" ;; inet6) rules="$rules\n    ip6 daddr ${w%/*} reject" ;; esac',
   '  w0=$w',
   'done',
@@ -121,10 +124,13 @@ export const NETWORK_LAUNCH_SCRIPT = [
   'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4',
   'shift 4',
   'f=$d/runyard-net-$$',
-  'rm -f "$f.i" "$f.g" "$f.x"',
-  'if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x"; then printf \'Runyard: the task network could not be set up in %s.\\n\' "$d" >&2; exit 125; fi',
-  '/bin/sh -c "$h" runyard-net "$f" "$$" "$1" "$2" "$3" "$4" "$5" &',
-  'shift 5',
+  // Left by a killed task of an earlier process with this pid: removed, then made again (rm costs a process only then).
+  'if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x" 2>/dev/null; then',
+  '  rm -f "$f.i" "$f.g" "$f.x"',
+  '  if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x"; then printf \'Runyard: the task network could not be set up in %s.\\n\' "$d" >&2; exit 125; fi',
+  'fi',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$1" "$2" "$3" "$4" "$5" "$6" &',
+  'shift 6',
   'uid=',
   'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
   'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
@@ -132,13 +138,22 @@ export const NETWORK_LAUNCH_SCRIPT = [
 ].join('\n');
 
 /** bwrap's options for a task with an outbound network (after its /etc, so that resolv.conf is mounted over it). */
-export const OUTBOUND_BWRAP_OPTIONS = ['--ro-bind-data', '8', '/etc/resolv.conf'];
+export const OUTBOUND_BWRAP_OPTIONS = ['--perms', '0644', '--ro-bind-data', '8', '/etc/resolv.conf'];
+
+/** This host's addresses, in the words of `ip -o addr` that the helper reads ("inet A inet6 B ..."). */
+export function hostAddressWords(): string {
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .filter((a) => a !== undefined)
+    .map((a) => `${a.family === 'IPv6' ? 'inet6' : 'inet'} ${a.address.replace(/%.*$/, '')}`)
+    .join(' ');
+}
 
 /**
  * The argv before bwrap's (its options included OUTBOUND_BWRAP_OPTIONS) for a task with an outbound
  * network. fifoDir: a folder of the server's that no task sees; '' on a cluster's node ($TMPDIR).
  */
-export function outboundLauncher(tools: OutboundTools, fifoDir: string): string[] {
+export function outboundLauncher(tools: OutboundTools, fifoDir: string, hostAddresses = ''): string[] {
   return [
     '/bin/sh',
     '-c',
@@ -153,5 +168,6 @@ export function outboundLauncher(tools: OutboundTools, fifoDir: string): string[
     tools.nft,
     tools.ip,
     TASK_RULES,
+    hostAddresses,
   ];
 }

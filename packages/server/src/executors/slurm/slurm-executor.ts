@@ -78,6 +78,7 @@ export class SlurmExecutor implements Executor {
         );
     }
     makeTaskDirectories(task, control);
+    await this.options.sandbox.prepare?.(task);
     await appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
     const script = path.join(control.dir, 'runyard-batch.sh');
     await writeFile(script, BATCH_SCRIPT, { mode: 0o700 });
