@@ -7,7 +7,7 @@ import { chownTreeBeneath } from '../../storage/beneath.js';
 import { isPathInside } from '../../storage/local.js';
 import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, TASK_ID, type HostUser, type NetworkPlan } from './bwrap.js';
 import { EtcSnapshot } from './etc-snapshot.js';
-import { findOutboundTools, hostAddressWords, outboundLauncher } from './task-network.js';
+import { findOutboundTools, hostAddressWords, outboundLauncher, outboundUnavailable } from './task-network.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
@@ -74,6 +74,8 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
   const tools = findOutboundTools(settings.taskPath);
   // The default network must work: a queue's outbound network without the tools fails its tasks with the same message.
   if (settings.taskNetwork === 'outbound' && typeof tools === 'string') throw new SandboxError(tools);
+  const tun = settings.taskNetwork === 'outbound' ? outboundUnavailable() : null;
+  if (tun) throw new SandboxError(tun);
   const plan = (task: TaskSpec, fifos: string): NetworkPlan => {
     const network = task.network ?? settings.taskNetwork;
     if (network !== 'outbound') return { network, launcher: null };

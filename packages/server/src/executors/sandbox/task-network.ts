@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
 import { findOnPath } from '../find-executable.js';
 
@@ -47,6 +48,23 @@ export function findOutboundTools(taskPath: string): OutboundTools | string {
     `RUNYARD_TASK_NETWORK=outbound, but ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not on the task PATH: ` +
     'install them, or set RUNYARD_TASK_NETWORK=none (no network) or host (the host network, its loopback services included).'
   );
+}
+
+/**
+ * Why a server that is not root cannot give its tasks an outbound network (slirp4netns opens
+ * /dev/net/tun as its user), or null. Root opens it whatever its mode.
+ */
+export function outboundUnavailable(tun = '/dev/net/tun'): string | null {
+  if (process.getuid?.() === 0) return null;
+  try {
+    accessSync(tun, constants.R_OK | constants.W_OK);
+    return null;
+  } catch {
+    return (
+      `RUNYARD_TASK_NETWORK=outbound, but ${tun} is not open to this user (slirp4netns needs it to connect the tasks' ` +
+      'network): make it mode 0666 (its usual mode), run the server as root, or set RUNYARD_TASK_NETWORK=none or host.'
+    );
+  }
 }
 
 /** slirp4netns's resolver inside the task's namespace (it forwards to the host's). */
@@ -105,12 +123,18 @@ export const NETWORK_HELPER_SCRIPT = [
   // As root, the namespace is entered directly; else through the user namespace made with it, which the server's user owns.
   'uid=',
   'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
-  'if [ "$uid" = 0 ]; then enter= user=; else enter="-U --preserve-credentials" user="--userns-path=/proc/$p/ns/user"; fi',
+  // slirp4netns's own sandbox (a mount namespace with /etc and /run only) needs root: without it, its seccomp filter still holds.
+  'if [ "$uid" = 0 ]; then enter= user= box=--enable-sandbox; else enter="-U --preserve-credentials" user="--userns-path=/proc/$p/ns/user" box=; fi',
   'if ! printf "$rules\\n  }\\n}\\n" | "$nsenter" -t "$p" -n $enter "$nft" -f - 2>&1 >/dev/null; then',
   "  printf 'Runyard: the network filter of this task could not be loaded: it runs without a network.\\n' >&2",
   '  exit 0',
   'fi',
-  'exec "$slirp" --configure --mtu=65520 --disable-host-loopback --enable-sandbox --enable-seccomp --ready-fd=5 --exit-fd=7 $user --netns-type=path "/proc/$p/ns/net" tap0 >/dev/null 2>&1',
+  // slirp4netns opens /dev/net/tun as this user: where it is closed to it, the task is told rather than left unconnected.
+  'if [ ! -r /dev/net/tun ] || [ ! -w /dev/net/tun ]; then',
+  "  printf 'Runyard: /dev/net/tun is closed to the server\\047s user: this task runs without a network.\\n' >&2",
+  '  exit 0',
+  'fi',
+  'exec "$slirp" --configure --mtu=65520 --disable-host-loopback $box --enable-seccomp --ready-fd=5 --exit-fd=7 $user --netns-type=path "/proc/$p/ns/net" tap0 >/dev/null 2>&1',
 ].join('\n');
 
 /**
