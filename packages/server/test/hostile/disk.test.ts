@@ -3,7 +3,7 @@
 // stopped and fails with a message that says so, in its status and as the last line of its log.
 // A link to a large file outside its directories does not count, nor does a hard link twice.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { stop } from '../../../../test/support/server-process.js';
@@ -18,6 +18,8 @@ describe('T21: disk filling', { timeout: 300_000 }, () => {
   after(async () => {
     await w?.api('PUT', `/api/v2/jobs/${w.sleeperJob}/abort?teamId=${w.admin.ws}&forceAbort=true`, w.admin.key);
     if (w) await stop(w.server);
+    // Gigabytes of allocated files: not left behind in the machine's temporary directory.
+    if (w) rmSync(path.dirname(w.dataDir), { recursive: true, force: true });
   });
 
   const run = async (command: string, storageSizeInGb: number) => {
