@@ -26,6 +26,18 @@ const s = http.createServer((q, r) => r.end('internet')).listen(0, '0.0.0.0', ()
 process.stdin.on('end', () => process.exit(0)).resume();
 `;
 
+/** The namespaces of runs that were killed before their clean-up (their process is gone): their veth and routes go with them. */
+function removeStaleInternets(): void {
+  const listed = execFileSync('ip', ['netns', 'list'], { encoding: 'utf8' });
+  for (const m of listed.matchAll(/^runyard-internet-(\d+)/gm)) {
+    try {
+      process.kill(Number(m[1]), 0);
+    } catch {
+      execFileSync('ip', ['netns', 'del', m[0]], { stdio: 'ignore' });
+    }
+  }
+}
+
 export async function makeInternet(): Promise<Internet> {
   const tag = `ryi${process.pid % 100000}`;
   const ns = `runyard-internet-${process.pid}`;
@@ -51,6 +63,7 @@ export async function makeInternet(): Promise<Internet> {
     }
   };
   undo();
+  removeStaleInternets();
   let server: ChildProcess | undefined;
   try {
     ip('netns', 'add', ns);
@@ -65,8 +78,9 @@ export async function makeInternet(): Promise<Internet> {
     inNs('link', 'set', `${tag}b`, 'up');
     inNs('link', 'set', 'lo', 'up');
     inNs('route', 'add', 'default', 'via', HOST_SIDE);
-    ip('route', 'add', `${PRIVATE}/32`, 'via', PUBLIC);
-    ip('route', 'add', `${METADATA}/32`, 'via', PUBLIC);
+    // replace: a route left by a run that was killed before its clean-up is taken over.
+    ip('route', 'replace', `${PRIVATE}/32`, 'via', PUBLIC);
+    ip('route', 'replace', `${METADATA}/32`, 'via', PUBLIC);
     server = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', SERVER], { stdio: ['pipe', 'pipe', 'inherit'] });
     const [line] = (await once(server.stdout!, 'data')) as [Buffer];
     const port = Number(line.toString().trim());
