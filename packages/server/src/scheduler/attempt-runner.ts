@@ -1,6 +1,6 @@
-import { isTaskNetwork } from '../config.js';
 import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
+import { isTaskNetwork } from '../config.js';
 import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
 import { engineServerOf } from '../store/engine-server-lookup.js';
 import type { AttemptControl, Executor, ExternalId, TaskEnd, TaskSpec } from '../executors/executor.js';

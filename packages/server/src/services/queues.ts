@@ -1,6 +1,6 @@
-import { isTaskNetwork } from '../config.js';
 import { isoNow, newObjectId, type JobQueue, type QueueCreateBody } from '@runyard/contract';
 import type { Kysely, Selectable } from 'kysely';
+import { isTaskNetwork } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { getHpcCluster, HPC_QUEUE_CONCURRENCY, partitionsOf } from './hpc-clusters.js';

@@ -466,6 +466,26 @@ async function removeIn(parent: Held, name: string): Promise<void> {
 }
 
 /**
+ * Calls visit with each entry below dir (its path beneath the handle and its lstat: no link is
+ * followed), depth first, and descends into each directory that visit answers true for; what
+ * vanishes during the walk is skipped.
+ */
+async function visitBelow(dir: Held, visit: (where: string, st: Stats) => Promise<boolean>): Promise<void> {
+  for (const name of await readdir(dir.ref).catch(() => [] as string[])) {
+    const where = child(dir, name);
+    const st = await lstat(where).catch(() => null);
+    if (!st || !(await visit(where, st)) || !st.isDirectory()) continue;
+    const sub = await openChildDir(dir, name).catch(() => null);
+    if (!sub) continue;
+    try {
+      await visitBelow(sub, visit);
+    } finally {
+      await sub.handle.close();
+    }
+  }
+}
+
+/**
  * The bytes that the tree at root takes on disk (allocated blocks, each inode counted once: a file
  * hard-linked twice is not counted twice), walked from held directory handles without following any
  * link. A missing root takes none; what vanishes during the walk is skipped.
@@ -479,29 +499,16 @@ export async function diskUsageBeneath(root: string): Promise<number> {
     throw e;
   }
   const seen = new Set<string>();
-  const usage = async (dir: Held): Promise<number> => {
-    let total = 0;
-    const entries = await readdir(dir.ref, { withFileTypes: true }).catch(() => [] as Dirent[]);
-    for (const entry of entries) {
-      const st = await lstat(child(dir, entry.name)).catch(() => null);
-      if (!st) continue;
+  let total = 0;
+  try {
+    await visitBelow(held, async (_where, st) => {
       const inode = `${st.dev}:${st.ino}`;
-      if (seen.has(inode)) continue;
+      if (seen.has(inode)) return false;
       seen.add(inode);
       total += st.blocks * 512;
-      if (!st.isDirectory()) continue;
-      const sub = await openChildDir(dir, entry.name).catch(() => null);
-      if (!sub) continue;
-      try {
-        total += await usage(sub);
-      } finally {
-        await sub.handle.close();
-      }
-    }
+      return true;
+    });
     return total;
-  };
-  try {
-    return await usage(held);
   } finally {
     await held.handle.close();
   }
@@ -520,28 +527,13 @@ export async function chownTreeBeneath(root: string, uid: number, gid: number): 
     return;
   }
   const held = await openRoot(root);
-  const give = async (dir: Held): Promise<void> => {
-    const st = await dir.handle.stat();
-    if (st.uid !== uid || st.gid !== gid) await dir.handle.chown(uid, gid);
-    const entries = await readdir(dir.ref, { withFileTypes: true }).catch(() => [] as Dirent[]);
-    for (const entry of entries) {
-      if (entry.isDirectory()) {
-        const sub = await openChildDir(dir, entry.name).catch(() => null);
-        if (!sub) continue;
-        try {
-          await give(sub);
-        } finally {
-          await sub.handle.close();
-        }
-        continue;
-      }
-      const where = child(dir, entry.name);
-      const found = await lstat(where).catch(() => null);
-      if (found && !found.isDirectory() && (found.uid !== uid || found.gid !== gid)) await lchown(where, uid, gid).catch(() => undefined);
-    }
-  };
   try {
-    await give(held);
+    const st = await held.handle.stat();
+    if (st.uid !== uid || st.gid !== gid) await held.handle.chown(uid, gid);
+    await visitBelow(held, async (where, found) => {
+      if (found.uid !== uid || found.gid !== gid) await lchown(where, uid, gid).catch(() => undefined);
+      return true;
+    });
   } finally {
     await held.handle.close();
   }

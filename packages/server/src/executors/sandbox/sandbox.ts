@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Config, TaskNetwork } from '../../config.js';
 import type { TaskSpec } from '../executor.js';
 import { findOnPath } from '../find-executable.js';
-import path from 'node:path';
 import { chownTreeBeneath } from '../../storage/beneath.js';
 import { isPathInside } from '../../storage/local.js';
 import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, TASK_ID, type HostUser, type NetworkPlan } from './bwrap.js';

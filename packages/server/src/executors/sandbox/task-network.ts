@@ -2,7 +2,7 @@ import { accessSync, constants } from 'node:fs';
 import os from 'node:os';
 import { findOnPath } from '../find-executable.js';
 
-/**
+/*
  * How a sandboxed task reaches the network:
  * - outbound (the default): a network namespace of its own, connected to the internet through
  *   slirp4netns (user-mode networking: the task's packets become the server's own sockets), with
@@ -96,10 +96,10 @@ export const TASK_RULES = [
 
 /**
  * The helper, run in the background by the launcher (below) with the FIFOs' base name, the pid that
- * becomes the sandbox, the tools and the rules. The launcher's pid execs unshare, which gives it a
- * network namespace of its own (and, for a server that is not root, a user namespace that owns it),
- * then a shell that tells the helper so on the .i FIFO and waits on the .g FIFO before it execs
- * bwrap. Meanwhile the helper loads the rules into that namespace (plus a reject of each of the
+ * becomes the sandbox, the server's uid, the tools, the rules and the host's addresses. The
+ * launcher's pid execs unshare, which gives it a network namespace of its own (and, for a server
+ * that is not root, a user namespace that owns it), then a shell that tells the helper so on the .i
+ * FIFO and waits on the .g FIFO before it execs bwrap. Meanwhile the helper loads the rules into that namespace (plus a reject of each of the
  * host's own addresses: slirp's sockets are the host's, and a service that listens on all of them
  * must not be reached through one), then becomes slirp4netns, which writes to .g once the namespace
  * is connected (the task starts then) and ends when the sandbox does (its --exit-fd is the .x FIFO,
@@ -107,7 +107,7 @@ export const TASK_RULES = [
  * network (.g reads end of file once the helper is gone) and a line in its log that says why.
  */
 export const NETWORK_HELPER_SCRIPT = [
-  'f=$1 p=$2 slirp=$3 nsenter=$4 nft=$5 ip=$6 rules=$7 addrs=$8',
+  'f=$1 p=$2 uid=$3 slirp=$4 nsenter=$5 nft=$6 ip=$7 rules=$8 addrs=$9',
   'exec 7<"$f.x" 4<"$f.i"',
   'read -r x <&4',
   'exec 4<&- 5>"$f.g"',
@@ -121,8 +121,6 @@ export const NETWORK_HELPER_SCRIPT = [
   '  w0=$w',
   'done',
   // As root, the namespace is entered directly; else through the user namespace made with it, which the server's user owns.
-  'uid=',
-  'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
   // slirp4netns's own sandbox (a mount namespace with /etc and /run only) needs root: without it, its seccomp filter still holds.
   'if [ "$uid" = 0 ]; then enter= user= box=--enable-sandbox; else enter="-U --preserve-credentials" user="--userns-path=/proc/$p/ns/user" box=; fi',
   'if ! printf "$rules\\n  }\\n}\\n" | "$nsenter" -t "$p" -n $enter "$nft" -f - 2>&1 >/dev/null; then',
@@ -153,10 +151,11 @@ export const NETWORK_LAUNCH_SCRIPT = [
   '  rm -f "$f.i" "$f.g" "$f.x"',
   '  if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x"; then printf \'Runyard: the task network could not be set up in %s.\\n\' "$d" >&2; exit 125; fi',
   'fi',
-  '/bin/sh -c "$h" runyard-net "$f" "$$" "$1" "$2" "$3" "$4" "$5" "$6" &',
-  'shift 6',
+  // Root or not (the server's user, read without a process), for the launcher and the helper alike.
   'uid=',
   'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$1" "$2" "$3" "$4" "$5" "$6" &',
+  'shift 6',
   'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
   `exec "$unshare" --net $u -- /bin/sh -c 'printf x >"$1"; read -r x <"$2"; shift 2; exec "$@"' runyard-netns "$f.i" "$f.g" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
 ].join('\n');
