@@ -59,17 +59,22 @@ export async function resumeSession(
     folders: JSON.parse(row.fuse_file_systems_json) as ResolvedSessionItem[],
   };
   const items = await resolveSessionItems(db, ctx.workspaceId, have, body);
-  const moved = await moveSession(db, { id, attempt: row.attempt }, ['aborted'], 'scheduled', {
-    ...set,
-    data_items_json: JSON.stringify(items.files),
-    fuse_file_systems_json: JSON.stringify(items.folders),
-    attempt: row.attempt + 1,
-    status_message: null,
-    stop_reason: null,
-    upload_on_close: 1,
-    abort_force: 0,
-    ...NO_RUN,
+  // Moved and read back in one transaction: the reply is the session as resumed, `scheduled`, even when a
+  // scheduler's pass starts it (initializing) before a read after the commit would come.
+  const resumed = await db.transaction().execute(async (trx) => {
+    const moved = await moveSession(trx, { id, attempt: row.attempt }, ['aborted'], 'scheduled', {
+      ...set,
+      data_items_json: JSON.stringify(items.files),
+      fuse_file_systems_json: JSON.stringify(items.folders),
+      attempt: row.attempt + 1,
+      status_message: null,
+      stop_reason: null,
+      upload_on_close: 1,
+      abort_force: 0,
+      ...NO_RUN,
+    });
+    if (!moved) throw new AppError('SESSION_STATE_CONFLICT', `Interactive session ${id} changed while it was being resumed; try again.`);
+    return sessionRow(trx, ctx, id);
   });
-  if (!moved) throw new AppError('SESSION_STATE_CONFLICT', `Interactive session ${id} changed while it was being resumed; try again.`);
-  return sessionDocument(db, await sessionRow(db, ctx, id));
+  return sessionDocument(db, resumed);
 }
