@@ -5,15 +5,15 @@ import type { AttemptControl, TaskSpec } from './executor.js';
 
 /**
  * Before a launch: the attempt's control directory, the log's directory, the task's working and
- * writable directories. A log that an earlier attempt's task replaced with a link, a FIFO or a
- * directory is removed (the link itself, never what it names), so the new attempt gets a file.
+ * writable directories. A log that an earlier attempt's task replaced with a link (symbolic or
+ * hard), a FIFO or a directory is removed (the link itself, never what it names), so the new attempt gets a file.
  */
 export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
   mkdirSync(control.dir, { recursive: true });
   mkdirSync(path.dirname(task.logFile), { recursive: true });
   const log = lstatSync(task.logFile, { throwIfNoEntry: false });
-  // rm never follows a link: a link is removed, and a directory's links with it.
-  if (log && !log.isFile()) rmSync(task.logFile, { recursive: true, force: true });
+  // rm never follows a link: a link is removed, and a directory's links with it; a hard link loses this name only.
+  if (log && (!log.isFile() || log.nlink > 1)) rmSync(task.logFile, { recursive: true, force: true });
   // A writable file (a WDL task's failure file) exists already: only directories are made.
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }

@@ -23,7 +23,7 @@ import path from 'node:path';
  */
 
 /** Why a path below a root was refused. */
-export type BeneathReason = 'link' | 'special' | 'missing' | 'outside' | 'not-directory';
+export type BeneathReason = 'link' | 'hard-link' | 'special' | 'missing' | 'outside' | 'not-directory';
 
 export class BeneathError extends Error {
   constructor(
@@ -38,6 +38,7 @@ export class BeneathError extends Error {
 
 const REASON_TEXT: Record<BeneathReason, string> = {
   link: 'is (or passes through) a symbolic link',
+  'hard-link': 'has other names (hard links) and is not written',
   special: 'is not a regular file or directory',
   missing: 'does not exist',
   outside: 'leads outside its directory',
@@ -240,6 +241,11 @@ export async function openBeneath(root: string, rel: string, mode: OpenMode = 'r
         if (!st.isFile()) {
           await handle.close();
           throw new BeneathError('special', rel);
+        }
+        // A file with another name may be one the server owns elsewhere: written only when it has this name alone.
+        if (mode !== 'read' && st.nlink > 1) {
+          await handle.close();
+          throw new BeneathError('hard-link', rel);
         }
         return handle;
       } finally {
@@ -517,7 +523,8 @@ export async function diskUsageBeneath(root: string): Promise<number> {
 /**
  * Gives the tree at root (a directory, or a single file) to uid and gid, without following any link
  * (a link's own owner changes, never its target's), walked from held directory handles. What
- * already belongs to them is left alone; what vanishes during the walk is skipped.
+ * already belongs to them is left alone, and so is a file with other names (hard links: the other
+ * name may be outside the tree); what vanishes during the walk is skipped.
  */
 export async function chownTreeBeneath(root: string, uid: number, gid: number): Promise<void> {
   const top = await lstat(root).catch(() => null);
@@ -531,7 +538,8 @@ export async function chownTreeBeneath(root: string, uid: number, gid: number): 
     const st = await held.handle.stat();
     if (st.uid !== uid || st.gid !== gid) await held.handle.chown(uid, gid);
     await visitBelow(held, async (where, found) => {
-      if (found.uid !== uid || found.gid !== gid) await lchown(where, uid, gid).catch(() => undefined);
+      const shared = !found.isDirectory() && found.nlink > 1;
+      if (!shared && (found.uid !== uid || found.gid !== gid)) await lchown(where, uid, gid).catch(() => undefined);
       return true;
     });
   } finally {

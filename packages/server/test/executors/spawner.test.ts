@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile, fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -90,6 +90,13 @@ for (const { way, nativeSpawn } of [
           logHead: 'x\n',
         }),
         /is a link or a FIFO/,
+      );
+      assert.equal(readFileSync(target, 'utf8'), 'kept\n');
+      // A hard link as the log: its other name may be outside the job's directories, so it is not written either.
+      linkSync(target, path.join(d, 'hard.log'));
+      await assert.rejects(
+        spawner.startDetached({ program: '/bin/true', args: [], cwd: d, env: { PATH }, logFile: path.join(d, 'hard.log'), logHead: 'x\n' }),
+        /has other names \(hard links\): it is not used/,
       );
       assert.equal(readFileSync(target, 'utf8'), 'kept\n');
     });

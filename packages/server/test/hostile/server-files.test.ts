@@ -45,6 +45,17 @@ const ATTACKS: Attack[] = [
     },
   },
   {
+    // Under bwrap the server's files are not in the task's view (ln fails); unconfined (sandbox none) the
+    // link is made, and it is the server's refusal to write a file with other names that keeps the key.
+    name: 'a log replaced with a hard link to the server key, then a memory kill: the limit line is not written to the key',
+    command: `${FIND}; rm -f "$L/stdout.txt"; ln "$D/secret.key" "$L/stdout.txt"; head -c 3000m /dev/zero | tail`,
+    resources: { cpu: 1, ram: 1 },
+    check(_w, job) {
+      assert.equal(job.status, 'failed');
+      assert.match(job.statusMessage, /memory limit of 1 GiB/);
+    },
+  },
+  {
     name: 'a log replaced with a FIFO neither blocks the job nor the event stream',
     command: `${FIND}; rm -f "$L/stdout.txt"; mkfifo "$L/stdout.txt"; echo done`,
     check(_w, job) {

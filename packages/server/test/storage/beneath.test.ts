@@ -85,6 +85,15 @@ describe('beneath: the server never follows what a task planted', () => {
     assert.equal(readFileSync(path.join(root, 'logs', 'made.txt'), 'utf8'), 'new\n');
   });
 
+  it('never writes a file that has another name (a hard link): the other name may be outside', async () => {
+    writeFileSync(path.join(outside, 'shared'), 'SERVER\n');
+    linkSync(path.join(outside, 'shared'), path.join(root, 'logs', 'hard.txt'));
+    await assert.rejects(appendBeneath(root, 'logs/hard.txt', 'APPENDED\n'), reason('hard-link'));
+    assert.equal(readFileSync(path.join(outside, 'shared'), 'utf8'), 'SERVER\n');
+    // Reading it shows nothing the task could not read through its own name.
+    assert.equal((await readBeneath(root, 'logs/hard.txt'))?.toString(), 'SERVER\n');
+  });
+
   it("describes a link rather than its target, and lists a directory's entries as they are", async () => {
     assert.ok((await lstatBeneath(root, 'logs/link.txt'))?.isSymbolicLink());
     assert.equal(await lstatBeneath(root, 'logs/nothing'), null);
@@ -153,7 +162,10 @@ describe('beneath: the server never follows what a task planted', () => {
       writeFileSync(path.join(outside, 'kept'), 'secret');
       symlinkSync(path.join(outside, 'kept'), path.join(tree, 'a', 'to-file'));
       symlinkSync(outside, path.join(tree, 'to-dir'));
+      writeFileSync(path.join(outside, 'owned'), 'server');
+      linkSync(path.join(outside, 'owned'), path.join(tree, 'a', 'hard'));
       await chownTreeBeneath(tree, 12345, 12346);
+      assert.equal(statSync(path.join(outside, 'owned')).uid, 0, 'a file with a name outside the tree is not given away');
       for (const p of ['', 'a', 'a/b', 'a/b/f', 'a/to-file', 'to-dir']) {
         const st = lstatSync(path.join(tree, p));
         assert.deepEqual([st.uid, st.gid], [12345, 12346], p);

@@ -37,7 +37,8 @@ function startTask(request: DetachedRequest, log: number, exited: (pid: number, 
 
 /**
  * The log's directory is the server's, but the task writes in it: a link that an earlier attempt left
- * as the log is never opened (O_NOFOLLOW), nor a FIFO waited on (O_NONBLOCK), nor anything but a file used.
+ * as the log is never opened (O_NOFOLLOW), nor a FIFO waited on (O_NONBLOCK), nor anything but a file
+ * with this one name used.
  */
 const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -50,9 +51,15 @@ function openLog(file: string): number {
     if (code === 'ELOOP' || code === 'ENXIO') throw new Error(`the task's log ${file} is a link or a FIFO, not a file: it is not opened`);
     throw e;
   }
-  if (!fstatSync(log).isFile()) {
+  const st = fstatSync(log);
+  if (!st.isFile()) {
     closeSync(log);
     throw new Error(`the task's log ${file} is not a regular file: it is not used`);
+  }
+  // Another name of the same file may be outside the job's directories: never written.
+  if (st.nlink > 1) {
+    closeSync(log);
+    throw new Error(`the task's log ${file} has other names (hard links): it is not used`);
   }
   return log;
 }
