@@ -16,7 +16,8 @@ import { HSTS_VALUE } from './hsts.js';
  * Who may pass: a person with a launch token the platform issued for this session (session-ui-token.ts),
  * taken once on the first visit (`?token=`) in exchange for a cookie (HttpOnly, SameSite=Strict,
  * scoped to the session's path), and then with that cookie; on every request, resolve() must
- * still give the session for that person (a member of its workspace, the session running).
+ * still give the session for that person (a member of its workspace, the session running), and
+ * an open WebSocket is asked again every few seconds (closed once it no longer would).
  * Anything else answers exactly what a path no route serves (404), so that nobody learns whether
  * a session exists.
  *
@@ -72,6 +73,12 @@ export interface SessionProxyOptions {
   servesHost?: (host: string | undefined) => boolean;
   /** How long the session's server may take to answer a request; default 5 minutes. */
   upstreamTimeoutMs?: number;
+  /**
+   * How often open WebSockets are checked again with resolve() (a kernel's channel stays open for
+   * hours): one whose person may no longer use the session (deactivated, removed, demoted, the key
+   * revoked, the session stopped) is closed. Default 5 s.
+   */
+  recheckMs?: number;
 }
 
 interface Target {
@@ -199,9 +206,18 @@ function launchPage(url: string): string {
 `;
 }
 
-/** A registered proxy: close() ends its open WebSockets (the app's close also does). */
+/** A registered proxy: close() ends its open WebSockets (the app's close also does); recheck() checks them at once. */
 export interface SessionProxy {
   close(): void;
+  recheck(): Promise<void>;
+}
+
+/** Who an open WebSocket was let through for, and to where. */
+interface OpenSocket {
+  sessionId: string;
+  userId: string;
+  keyId?: string;
+  socketPath: string;
 }
 
 /**
@@ -253,17 +269,41 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
   };
 
   /** The person and session of a request that carries a valid cookie for this session, or null. */
-  async function fromCookie(target: Target, headers: IncomingHttpHeaders): Promise<SessionUpstream | null> {
+  async function fromCookie(
+    target: Target,
+    headers: IncomingHttpHeaders,
+  ): Promise<(SessionUpstream & { userId: string; keyId?: string }) | null> {
     for (const value of cookieValues(firstValue(headers.cookie), SESSION_UI_COOKIE)) {
       const claims = tokens.verify(value, 'cookie', target.sessionId);
-      if (claims) return resolve(target.sessionId, claims.userId, claims.keyId);
+      if (!claims) continue;
+      const upstream = await resolve(target.sessionId, claims.userId, claims.keyId);
+      return upstream && { ...upstream, userId: claims.userId, ...(claims.keyId !== undefined && { keyId: claims.keyId }) };
     }
     return null;
   }
 
-  const sockets = new Set<Duplex>();
+  const sockets = new Map<Duplex, OpenSocket>();
+  /** Each open WebSocket asked again, once per person and session; those no longer let through are closed. */
+  const recheck = async () => {
+    const verdicts = new Map<string, Promise<SessionUpstream | null>>();
+    await Promise.all(
+      [...sockets].map(async ([socket, open]) => {
+        const who = `${open.sessionId} ${open.userId} ${open.keyId ?? ''}`;
+        if (!verdicts.has(who))
+          verdicts.set(
+            who,
+            resolve(open.sessionId, open.userId, open.keyId).catch(() => null),
+          );
+        const upstream = await verdicts.get(who)!;
+        if (upstream?.socketPath !== open.socketPath) socket.destroy();
+      }),
+    );
+  };
+  const recheckTimer = setInterval(() => void recheck(), options.recheckMs ?? 5000);
+  recheckTimer.unref();
   const closeAll = () => {
-    for (const s of sockets) s.destroy();
+    clearInterval(recheckTimer);
+    for (const s of sockets.keys()) s.destroy();
     sockets.clear();
     upstreamAgent.destroy();
   };
@@ -328,7 +368,12 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
       }
       sanitizeRequestHeaders(request.headers, upstream);
       request.url = target.forwardUrl;
-      sockets.add(socket);
+      sockets.set(socket, {
+        sessionId: target.sessionId,
+        userId: upstream.userId,
+        ...(upstream.keyId !== undefined && { keyId: upstream.keyId }),
+        socketPath: upstream.socketPath,
+      });
       socket.on('close', () => sockets.delete(socket));
       proxy.ws(request, socket, head, { target: { socketPath: upstream.socketPath, host: 'localhost', port: 80 } }, () => {
         writeRaw(socket, 502, unreachableBody());
@@ -336,7 +381,7 @@ export function registerSessionProxy(app: FastifyInstance, options: SessionProxy
     })().catch(() => writeRaw(socket, 500, wireErrorBody('INTERNAL_ERROR', 'Internal server error.')));
   });
 
-  return { close: closeAll };
+  return { close: closeAll, recheck };
 }
 
 function unreachableBody() {

@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { clientErrorHandler, frameworkErrorHandler, registerErrorHandler } from '../../src/http/error-handler.js';
 import { registerJsonBodyParser } from '../../src/http/json-body.js';
 import { RequestLogController, requestSerializers } from '../../src/http/request-log.js';
-import { registerSessionProxy, type SessionUpstream } from '../../src/http/session-proxy.js';
+import { registerSessionProxy, type SessionProxy, type SessionUpstream } from '../../src/http/session-proxy.js';
 import { SessionUiTokens } from '../../src/http/session-ui-token.js';
 import { registerTextGuard } from '../../src/http/text-guard.js';
 
@@ -26,6 +26,7 @@ export interface ProxyApp {
   /** The tokens of this server (same key file as the proxy's). */
   tokens: SessionUiTokens;
   sessions: Map<string, KnownSession>;
+  proxy: SessionProxy;
   logs: string[];
   close(): Promise<void>;
 }
@@ -64,15 +65,17 @@ export async function startProxyApp(env: NodeJS.ProcessEnv = {}): Promise<ProxyA
   app.get('/api/runyard/health', async () => ({ ok: true }));
   const sessions = new Map<string, KnownSession>();
   const tokens = SessionUiTokens.fromKeyFile(config.secretKeyFile);
-  registerSessionProxy(app, {
+  const proxy = registerSessionProxy(app, {
     tokens: SessionUiTokens.fromKeyFile(config.secretKeyFile),
     resolve: (sessionId, userId) => {
       const known = sessions.get(sessionId);
       return Promise.resolve(known && known.members.has(userId) ? known.upstream : null);
     },
+    // Open WebSockets checked again often: a revocation's effect is awaited, not slept for.
+    recheckMs: 100,
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, config, url, tokens, sessions, logs, close: () => app.close() };
+  return { app, config, url, tokens, sessions, proxy, logs, close: () => app.close() };
 }
 
 export interface Answer {

@@ -269,6 +269,28 @@ describe('session proxy', { timeout: 60_000 }, () => {
     assert.deepEqual(await openSocket(`${s.url.replace(/^http/, 'ws')}/api/runyard/health`, {}), { status: 404 });
   });
 
+  it('closes an open WebSocket once the person may no longer open the session, and keeps the others', async () => {
+    const cookie = await cookieFor();
+    const otherCookie = await cookieFor(OTHER);
+    const ws = (id: string) => `${s.url.replace(/^http/, 'ws')}${base(id)}api/kernels/k1/channels`;
+    const revoked = await openSocket(ws(SESSION), { cookie, origin: s.url });
+    const kept = await openSocket(ws(OTHER), { cookie: otherCookie, origin: s.url });
+    assert.ok('ws' in revoked && 'ws' in kept);
+    const closed = new Promise<void>((resolve) => revoked.ws.once('close', () => resolve()));
+    s.sessions.get(SESSION)!.members.delete(MEMBER);
+    try {
+      // The proxy's own periodic check closes it (the test's timeout is the bound).
+      await closed;
+      await s.proxy.recheck();
+      const echoed = new Promise<string>((resolve) => kept.ws.once('message', (d) => resolve(String(d))));
+      kept.ws.send('still here');
+      assert.equal(await echoed, 'echo:still here');
+      kept.ws.close();
+    } finally {
+      s.sessions.get(SESSION)!.members.add(MEMBER);
+    }
+  });
+
   it('launches from the base path: the launch path goes on to the session, which redirects to its tree', async () => {
     const r = await request(`${s.url}${sessionUiLaunchPath(SESSION, launch())}`);
     assert.equal(r.status, 200);
