@@ -50,13 +50,14 @@ describe('runyard queue list|create', { timeout: 300_000 }, () => {
       'local',
       '4',
       'server default',
+      'by CPUs',
       '',
       '',
     ]);
     const csv = await run(['queue', 'list', '--output-format', 'csv']);
     assert.equal(
       csv.stdout.split('\n')[0],
-      'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency,taskNetwork,hpcId,partition',
+      'id,name,label,description,executor,isDefault,status,resourceType,backend,concurrency,taskNetwork,pidsLimit,hpcId,partition',
     );
     assert.equal(csv.stdout.trimEnd().split('\n').length, 4);
   });
@@ -123,6 +124,18 @@ describe('runyard queue list|create', { timeout: 300_000 }, () => {
     const bad = await run(['queue', 'create', '--name', 'x', '--task-network', 'bridge']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--task-network/);
+  });
+
+  it('create --pids-limit: the queue says so, in create and list; out of range is refused before any request', async () => {
+    const r = await run(['queue', 'create', '--name', 'few-procs', '--pids-limit', '100']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^Job queue "few-procs" \(nextflow, concurrency \d+, at most 100 processes a task\) created/);
+    const all = await queues(['--exclude-system-queues']);
+    assert.equal(all.find((q) => q.name === 'few-procs')?.pidsLimit, 100);
+    assert.equal(all.find((q) => q.name === 'default')?.pidsLimit, null);
+    const bad = await run(['queue', 'create', '--name', 'x', '--pids-limit', '10']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--pids-limit/);
   });
 
   it('create: a duplicate name, a non-admin key, bad options', async () => {

@@ -195,6 +195,8 @@ export const JobQueue = Type.Object({
    * private addresses), none (a loopback of their own) or host (the host's network); null: the server's setting.
    */
   taskNetwork: Type.Union([Type.Literal('outbound'), Type.Literal('host'), Type.Literal('none'), Type.Null()]),
+  /** The most processes (threads included) each task of its jobs may have; null: 256 per CPU, at least 512. */
+  pidsLimit: Type.Union([Type.Integer(), Type.Null()]),
   /** The HPC cluster its jobs run on (backend slurm); null for a local queue. */
   hpcId: Type.Union([ObjectId, Type.Null()]),
   /** Its Slurm partition; null: the cluster's default (or a local queue). */
@@ -216,6 +218,8 @@ export const QueueCreateBody = Type.Object(
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
     isDefault: Type.Optional(Type.Boolean()),
     taskNetwork: Type.Optional(Type.Union([Type.Literal('outbound'), Type.Literal('host'), Type.Literal('none')])),
+    /** The process limit of each task (the cgroup pids controller); local queues only (a cluster's own cgroup settings limit its jobs). */
+    pidsLimit: Type.Optional(Type.Integer({ minimum: 64, maximum: 4_194_304 })),
     /** A registered HPC cluster: the queue's jobs run there. */
     hpcId: Type.Optional(ObjectId),
     /** One of the cluster's partitions; default: the cluster's default partition. */

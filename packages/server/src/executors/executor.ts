@@ -23,7 +23,7 @@ export interface TaskSpec {
    * What the task is given of the machine, enforced by the executor (cgroups locally); none: unlimited.
    * For an array task, what each of its runs is given.
    */
-  resources?: { cpus: number; memoryGiB: number };
+  resources?: { cpus: number; memoryGiB: number; pids?: number };
   /**
    * An array task: argv runs once per row, each run with its row's variables added to env, at most
    * `limit` at once (array-run.ts: the array directory's layout, and how each executor runs it).
@@ -90,6 +90,8 @@ export type TaskState =
 export interface LimitCounts {
   oomKills: number;
   forksRefused: number;
+  /** The process limit the refused forks met. */
+  pidsLimit?: number;
 }
 
 /** Settled states: what wait() answers. */

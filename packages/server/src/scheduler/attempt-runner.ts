@@ -20,7 +20,7 @@ import { preparedQuery } from '../store/prepared-query.js';
 const jobById = preparedQuery((db, p: { id: string }) => db.selectFrom('jobs').selectAll().where('id', '=', p.id));
 const workflowById = preparedQuery((db, p: { id: string }) => db.selectFrom('workflows').selectAll().where('id', '=', p.id));
 const queuePlacement = preparedQuery((db, p: { id: string }) =>
-  db.selectFrom('queues').select(['task_network', 'hpc_id', 'partition']).where('id', '=', p.id),
+  db.selectFrom('queues').select(['task_network', 'pids_limit', 'hpc_id', 'partition']).where('id', '=', p.id),
 );
 
 /**
@@ -221,7 +221,8 @@ export class AttemptRunner {
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
     // An array task: what each of its rows is given (the executor holds what the rows running at once need).
     const { cpus, memoryGiB } = jobResources(config, job);
-    task.resources = { cpus, memoryGiB };
+    // The queue's process limit where it sets one (executors/sandbox/cgroup.ts: else by CPUs).
+    task.resources = { cpus, memoryGiB, ...(queue?.pids_limit ? { pids: queue.pids_limit } : {}) };
     const timeLimit = runTimeLimitSeconds(config, job);
     if (timeLimit !== undefined) task.timeLimitSeconds = timeLimit;
     if (job.attempt > 1)

@@ -168,7 +168,7 @@ async function limitsNote(ctx: SchedulerContext, ref: AttemptRef, limits: LimitC
     parts.push(`${plural(limits.oomKills, 'process was', 'processes were')} killed for exceeding the memory limit of ${memoryGiB} GiB`);
   if (limits.forksRefused > 0)
     parts.push(
-      `${plural(limits.forksRefused, 'new process was', 'new processes were')} refused at the limit of ${pidsLimitOf(cpus)} processes`,
+      `${plural(limits.forksRefused, 'new process was', 'new processes were')} refused at the limit of ${limits.pidsLimit ?? pidsLimitOf(cpus)} processes`,
     );
   return parts.length ? `Runyard: ${parts.join('; ')}.` : null;
 }

@@ -57,6 +57,7 @@ export function queueToWire(q: Selectable<QueueTable>): JobQueue {
     backend: q.backend,
     concurrency: q.concurrency,
     taskNetwork: isTaskNetwork(q.task_network) ? q.task_network : null,
+    pidsLimit: q.pids_limit ?? null,
     hpcId: q.hpc_id ?? null,
     partition: q.partition ?? null,
     createdAt: q.created_at,
@@ -162,6 +163,11 @@ async function placementOf(
     return { backend: body.backend ?? 'local', hpcId: null, partition: null };
   }
   if (body.backend === 'local') throw new AppError('VALIDATION_FAILED', 'A queue of an HPC cluster has backend slurm, not local.');
+  if (body.pidsLimit !== undefined)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      "pidsLimit is for local queues: on an HPC cluster, the processes of a job are limited by the cluster's own cgroup settings.",
+    );
   const cluster = await getHpcCluster(db, body.hpcId);
   const partitions = partitionsOf(cluster);
   if (body.partition !== undefined && !partitions.includes(body.partition)) {
@@ -191,6 +197,7 @@ export async function createQueue(db: Kysely<Database>, body: QueueCreateBody): 
     backend: placement.backend,
     concurrency: body.concurrency ?? (placement.hpcId ? HPC_QUEUE_CONCURRENCY : DEFAULT_QUEUE_CONCURRENCY),
     task_network: body.taskNetwork ?? null,
+    pids_limit: body.pidsLimit ?? null,
     hpc_id: placement.hpcId,
     partition: placement.partition,
     is_default: body.isDefault ? 1 : 0,

@@ -17,6 +17,7 @@ import * as sessionMounts from './migrations/0014-session-mounts.js';
 import * as webSessions from './migrations/0015-web-sessions.js';
 import * as jobsStatusIndex from './migrations/0016-jobs-status-index.js';
 import * as jobsClaimOrder from './migrations/0017-jobs-claim-order.js';
+import * as queuePidsLimit from './migrations/0018-queue-pids-limit.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-web-sessions': webSessions,
   '0016-jobs-status-index': jobsStatusIndex,
   '0017-jobs-claim-order': jobsClaimOrder,
+  '0018-queue-pids-limit': queuePidsLimit,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -88,6 +88,8 @@ export interface QueueTable {
   concurrency: number;
   /** `host` or `none`: what the tasks of its jobs may reach; null: the server's RUNYARD_TASK_NETWORK. */
   task_network?: string | null;
+  /** The process limit of each of its jobs' tasks (pids.max); null: 256 per CPU, at least 512. */
+  pids_limit?: number | null;
   /** The HPC cluster its jobs run on (backend slurm); null: a local queue. */
   hpc_id?: string | null;
   /** Its Slurm partition; null: the cluster's default. */

@@ -270,7 +270,11 @@ describe('cgroups v2 (a fake unified hierarchy)', () => {
     writeFileSync(path.join(group, 'memory.events'), 'low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n');
     assert.equal(cgroups.oomKilled('job1-a2', false), true);
     writeFileSync(path.join(group, 'pids.events'), 'max 7\n');
-    assert.deepEqual(cgroups.events('job1-a2'), { oomKills: 1, forksRefused: 7 });
+    // The limit the refused forks met is read with them (the job's status names it).
+    assert.deepEqual(cgroups.events('job1-a2'), { oomKills: 1, forksRefused: 7, pidsLimit: 512 });
+    // A queue's own limit is written instead of the one by CPUs.
+    await cgroups.create('job1-a2', { cpus: 2, memoryGiB: 1.5, pids: 100 });
+    assert.equal(readFileSync(path.join(group, 'pids.max'), 'utf8'), '100');
     // A real group's files vanish with it; here they are removed first.
     rmSync(group, { recursive: true });
     await cgroups.remove('job1-a2');

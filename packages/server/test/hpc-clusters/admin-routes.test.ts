@@ -134,7 +134,7 @@ describe('HPC clusters: the admin routes', () => {
     assert.equal(wire.json().find((x: { name: string }) => x.name === 'long-jobs').hpcId, hpc1);
   });
 
-  it('refuses a queue with an unknown cluster (404), a partition the cluster lacks or without a cluster, or a backend that contradicts it (400); nothing is created', async () => {
+  it('refuses a queue with an unknown cluster (404), a partition the cluster lacks or without a cluster, a backend that contradicts it, or a process limit on a cluster or out of range (400); nothing is created', async () => {
     const ws = s.admin.workspaceId;
     await queues(); // the starter queues exist before the snapshot
     const before = await queueRows();
@@ -150,6 +150,8 @@ describe('HPC clusters: the admin routes', () => {
     assert.match(assertError(await post({ partition: 'long' }), 400, 'VALIDATION_FAILED'), /give hpcId too/);
     assert.match(assertError(await post({ backend: 'slurm' }), 400, 'VALIDATION_FAILED'), /needs hpcId/);
     assert.match(assertError(await post({ backend: 'local', hpcId: hpc1 }), 400, 'VALIDATION_FAILED'), /backend slurm/);
+    assert.match(assertError(await post({ hpcId: hpc1, pidsLimit: 1000 }), 400, 'VALIDATION_FAILED'), /pidsLimit is for local queues/);
+    assertError(await post({ pidsLimit: 10 }), 400, 'VALIDATION_FAILED');
     assertError(await post({ hpcId: 'not-an-id' }), 400, 'VALIDATION_FAILED');
     assertError(await post({ backend: 'kubernetes' }), 400, 'VALIDATION_FAILED');
     assert.equal(await queueRows(), before);

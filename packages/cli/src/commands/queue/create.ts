@@ -15,6 +15,7 @@ export interface QueueCreateOptions extends ConnectionFlags {
   executor?: 'nextflow' | 'cromwell';
   default?: boolean;
   taskNetwork?: 'outbound' | 'host' | 'none';
+  pidsLimit?: number;
   hpcId?: string;
   partition?: string;
 }
@@ -36,6 +37,7 @@ export async function queueCreate(opts: QueueCreateOptions, ctx: CliContext): Pr
         ...(opts.executor !== undefined && { executor: opts.executor }),
         ...(opts.default && { isDefault: true }),
         ...(opts.taskNetwork !== undefined && { taskNetwork: opts.taskNetwork }),
+        ...(opts.pidsLimit !== undefined && { pidsLimit: opts.pidsLimit }),
         ...(opts.hpcId !== undefined && { hpcId: opts.hpcId }),
         ...(opts.partition !== undefined && { partition: opts.partition }),
       },
@@ -45,7 +47,8 @@ export async function queueCreate(opts: QueueCreateOptions, ctx: CliContext): Pr
   const cluster = queue.hpcId ? `, HPC cluster ${queue.hpcId} partition ${queue.partition ?? '(the default)'}` : '';
   ctx.stderr.write(
     `Job queue "${queue.label}" (${queue.executor}, concurrency ${queue.concurrency}${cluster}` +
-      `${queue.taskNetwork ? `, task network ${queue.taskNetwork}` : ''}${queue.isDefault ? ', default' : ''}) ` +
+      `${queue.taskNetwork ? `, task network ${queue.taskNetwork}` : ''}` +
+      `${queue.pidsLimit ? `, at most ${queue.pidsLimit} processes a task` : ''}${queue.isDefault ? ', default' : ''}) ` +
       `created in workspace ${conn.workspaceId}.\n`,
   );
 }
@@ -69,6 +72,12 @@ export function queueCreateCommand(ctx: CliContext): Command {
         '--task-network <network>',
         "what its jobs' tasks may reach: outbound (the internet, not the platform's host), none (only a loopback of their own) or host (the host's network, its services included); default: the server's setting",
       ).choices(['outbound', 'none', 'host']),
+    )
+    .addOption(
+      new Option(
+        '--pids-limit <n>',
+        'the most processes (threads included) each task of its jobs may have; local queues only (default: 256 per CPU, at least 512)',
+      ).argParser(integerIn(64, 4_194_304)),
     )
     .option(
       '--hpc-id <id>',

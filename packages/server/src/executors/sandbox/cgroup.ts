@@ -6,6 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export interface TaskResources {
   cpus: number;
   memoryGiB: number;
+  /** Its process limit (a queue's pidsLimit); default pidsLimitOf(cpus). */
+  pids?: number;
 }
 
 /** Processes (threads count: the kernel's pids controller counts tasks) a task may have for each of its CPUs. */
@@ -13,9 +15,9 @@ export const PIDS_PER_CPU = 256;
 /** The fewest processes a task may have, however few its CPUs: a JVM alone starts dozens of threads. */
 export const MIN_PIDS = 512;
 
-/** The process limit of a task of `cpus` CPUs (its instance type's vCPUs): a fork storm stops there. */
-export function pidsLimitOf(cpus: number): number {
-  return Math.max(MIN_PIDS, Math.ceil(cpus) * PIDS_PER_CPU);
+/** The process limit of a task of `cpus` CPUs (its instance type's vCPUs), unless its queue sets one: a fork storm stops there. */
+export function pidsLimitOf(cpus: number, pids?: number): number {
+  return pids ?? Math.max(MIN_PIDS, Math.ceil(cpus) * PIDS_PER_CPU);
 }
 
 /** What the kernel counted against a task's limits while it ran. */
@@ -24,6 +26,8 @@ export interface LimitEvents {
   oomKills: number;
   /** Forks and clones refused at the process limit. */
   forksRefused: number;
+  /** That limit, read from the group when forks were refused. */
+  pidsLimit?: number;
 }
 
 /** RUNYARD_CGROUPS: auto (v2 where the unified hierarchy has the controllers, else v1) or none. */
@@ -129,6 +133,19 @@ function counter(file: string, key: string): number | null {
   }
   const m = new RegExp(`^${key} (\\d+)$`, 'm').exec(text);
   return m ? Number(m[1]) : null;
+}
+
+/** The events of a group's pids controller (its dir): forks refused, and the limit they met when any were. */
+function pidsEvents(dir: string): Pick<LimitEvents, 'forksRefused' | 'pidsLimit'> {
+  const forksRefused = counter(path.join(dir, 'pids.events'), 'max') ?? 0;
+  if (!forksRefused) return { forksRefused };
+  let limit = NaN;
+  try {
+    limit = Number(readFileSync(path.join(dir, 'pids.max'), 'utf8').trim());
+  } catch {
+    // The count is kept without it: the message then names the limit the task was given by its CPUs.
+  }
+  return { forksRefused, ...(Number.isInteger(limit) && { pidsLimit: limit }) };
 }
 
 /** A task's group in one hierarchy; the name is checked, so it never leaves the base. */
@@ -295,7 +312,7 @@ export class CgroupsV1 extends TaskGroups {
     return placeIn(dir, 'cpu.shares', this.dispatchWeight, 'cgroup.procs', member.process);
   }
 
-  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
+  protected limit(name: string, { cpus, memoryGiB, pids }: TaskResources): void {
     const memory = groupDir(this.memoryBase, name);
     const cpu = groupDir(this.cpuBase, name);
     const bytes = String(bytesOf(memoryGiB));
@@ -310,13 +327,13 @@ export class CgroupsV1 extends TaskGroups {
     }
     writeFileSync(path.join(cpu, 'cpu.cfs_period_us'), String(CPU_PERIOD_US));
     writeFileSync(path.join(cpu, 'cpu.cfs_quota_us'), String(Math.max(1000, Math.round(cpus * CPU_PERIOD_US))));
-    if (this.pidsBase) writeFileSync(path.join(groupDir(this.pidsBase, name), 'pids.max'), String(pidsLimitOf(cpus)));
+    if (this.pidsBase) writeFileSync(path.join(groupDir(this.pidsBase, name), 'pids.max'), String(pidsLimitOf(cpus, pids)));
   }
 
   events(name: string): LimitEvents {
     return {
       oomKills: counter(path.join(groupDir(this.memoryBase, name), 'memory.oom_control'), 'oom_kill') ?? 0,
-      forksRefused: this.pidsBase ? (counter(path.join(groupDir(this.pidsBase, name), 'pids.events'), 'max') ?? 0) : 0,
+      ...(this.pidsBase ? pidsEvents(groupDir(this.pidsBase, name)) : { forksRefused: 0 }),
     };
   }
 
@@ -353,21 +370,21 @@ export class CgroupsV2 extends TaskGroups {
     );
   }
 
-  protected limit(name: string, { cpus, memoryGiB }: TaskResources): void {
+  protected limit(name: string, { cpus, memoryGiB, pids }: TaskResources): void {
     const [dir] = this.dirs(name);
     writeFileSync(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
     // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
     if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
     writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
     // Where the pids controller is handed down (prepareV2 enables it when the server's group has it).
-    if (existsSync(path.join(dir, 'pids.max'))) writeFileSync(path.join(dir, 'pids.max'), String(pidsLimitOf(cpus)));
+    if (existsSync(path.join(dir, 'pids.max'))) writeFileSync(path.join(dir, 'pids.max'), String(pidsLimitOf(cpus, pids)));
   }
 
   events(name: string): LimitEvents {
     const [dir] = this.dirs(name);
     return {
       oomKills: counter(path.join(dir, 'memory.events'), 'oom_kill') ?? 0,
-      forksRefused: counter(path.join(dir, 'pids.events'), 'max') ?? 0,
+      ...pidsEvents(dir),
     };
   }
 

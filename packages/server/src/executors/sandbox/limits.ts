@@ -32,8 +32,9 @@ function eventsFileOf(control: AttemptControl): string {
 
 function readEvents(control: AttemptControl): LimitEvents | null {
   try {
-    const { oomKills, forksRefused } = JSON.parse(readFileSync(eventsFileOf(control), 'utf8')) as LimitEvents;
-    return Number.isInteger(oomKills) && Number.isInteger(forksRefused) ? { oomKills, forksRefused } : null;
+    const { oomKills, forksRefused, pidsLimit } = JSON.parse(readFileSync(eventsFileOf(control), 'utf8')) as LimitEvents;
+    if (!Number.isInteger(oomKills) || !Number.isInteger(forksRefused)) return null;
+    return { oomKills, forksRefused, ...(Number.isInteger(pidsLimit) && { pidsLimit }) };
   } catch {
     return null;
   }
