@@ -232,7 +232,25 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
     assert.equal((end as { outOfMemory?: true }).outOfMemory, true, readFileSync(task.logFile, 'utf8'));
   });
 
-  it("leaves no job's memory cgroup behind, even when jobs end together (their last processes still leaving)", async () => {
+  it('a child killed for its memory while the task completes, and forks refused at the process limit, are counted', async () => {
+    const child = job('(head -c 600m /dev/zero | tail) 2>/dev/null; echo survived', { resources: { cpus: 1, memoryGiB: 0.25 } });
+    const childEnd = await executor.wait(child.control, (await executor.launch(child.task, child.control)) as SlurmId);
+    assert.deepEqual(childEnd.state === 'exited' && [childEnd.exitCode, childEnd.limits?.oomKills], [0, 1], JSON.stringify(childEnd));
+    // 2,000 forks of children that sleep past the forking (the sandbox's PID namespace ends them with the task): the
+    // pids group (256 per CPU, at least 512) refuses the rest.
+    const storm = job(
+      '/usr/bin/python3 -c \'import os, time\nok = 0\nfor i in range(2000):\n    try:\n        p = os.fork()\n    except OSError:\n        continue\n    if p == 0:\n        time.sleep(60)\n        os._exit(0)\n    ok += 1\nprint("FORKED", ok)\'',
+      { resources: { cpus: 1, memoryGiB: 1 } },
+    );
+    const stormEnd = await executor.wait(storm.control, (await executor.launch(storm.task, storm.control)) as SlurmId);
+    const log = readFileSync(storm.task.logFile, 'utf8');
+    const forked = Number(/FORKED (\d+)/.exec(log)?.[1] ?? NaN);
+    assert.ok(forked > 0 && forked < 512, `forked ${forked}:\n${log}`);
+    assert.ok(stormEnd.state === 'exited' && (stormEnd.limits?.forksRefused ?? 0) > 0, JSON.stringify(stormEnd));
+    assert.equal(stormEnd.state === 'exited' && stormEnd.limits?.pidsLimit, 512);
+  });
+
+  it("leaves no job's memory or pids cgroup behind, even when jobs end together (their last processes still leaving)", async () => {
     const jobs = Array.from({ length: 8 }, () => job('true'));
     const ids: SlurmId[] = [];
     for (const j of jobs) ids.push((await executor.launch(j.task, j.control)) as SlurmId);
@@ -242,9 +260,13 @@ describe('Slurm executor (real cluster)', { timeout: 600_000 }, () => {
       jobs.map(() => 'exited'),
     );
     const names = ids.map((id) => `runyard-slurm-${id.jobId}`);
-    const left = execFileSync('find', ['/sys/fs/cgroup/memory', '-maxdepth', '6', '-type', 'd', '-name', 'runyard-slurm-*'], {
-      encoding: 'utf8',
-    })
+    const left = execFileSync(
+      'find',
+      ['/sys/fs/cgroup/memory', '/sys/fs/cgroup/pids', '-maxdepth', '6', '-type', 'd', '-name', 'runyard-slurm-*'],
+      {
+        encoding: 'utf8',
+      },
+    )
       .split('\n')
       .filter((dir) => names.includes(path.basename(dir)));
     assert.deepEqual(left, []);

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HpcClusterRecord } from '../../store/hpc-cluster-lookup.js';
 import { isPathInside } from '../../storage/local.js';
-import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from '../executor.js';
+import type { AttemptControl, Executor, ExternalId, KillOptions, LimitCounts, TaskEnd, TaskSpec, TaskState } from '../executor.js';
+import { pidsLimitOf } from '../sandbox/cgroup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, wrapperArgv } from '../wrapper.js';
 import { BATCH_SCRIPT } from './batch-script.js';
@@ -42,8 +43,21 @@ function idFileOf(control: AttemptControl): string {
   return path.join(control.dir, `attempt-${control.attempt}.slurm`);
 }
 
-function oomFileOf(control: AttemptControl): string {
-  return path.join(control.dir, `attempt-${control.attempt}.oom`);
+/** What the batch script's cgroups stopped (batch-script.ts): a line per script (an array's elements each add one) that stopped anything. */
+function limitsFileOf(control: AttemptControl): string {
+  return path.join(control.dir, `attempt-${control.attempt}.slurm-limits`);
+}
+
+/** The limits record summed over its lines; null when nothing was stopped (or no line can be read). */
+async function readLimits(control: AttemptControl): Promise<LimitCounts | null> {
+  const text = await readFile(limitsFileOf(control), 'utf8').catch(() => '');
+  const counts: LimitCounts = { oomKills: 0, forksRefused: 0 };
+  for (const m of text.matchAll(/^oom_kills (\d+) forks_refused (\d+) pids_limit (\d+)$/gm)) {
+    counts.oomKills += Number(m[1]);
+    counts.forksRefused += Number(m[2]);
+    if (Number(m[2]) > 0) counts.pidsLimit = Number(m[3]);
+  }
+  return counts.oomKills > 0 || counts.forksRefused > 0 ? counts : null;
 }
 
 /**
@@ -102,7 +116,7 @@ export class SlurmExecutor implements Executor {
         .join(''),
       { mode: 0o600 },
     );
-    await rm(oomFileOf(control), { force: true });
+    await rm(limitsFileOf(control), { force: true });
     const cpus = Math.max(1, Math.ceil(task.resources?.cpus ?? 1));
     const memoryGiB = task.resources?.memoryGiB ?? 0;
     const args = [
@@ -121,7 +135,9 @@ export class SlurmExecutor implements Executor {
       `--export-file=${envFile}`,
       script,
       String(Math.ceil(memoryGiB * GIB)),
-      oomFileOf(control),
+      limitsFileOf(control),
+      // A sandboxed task's process limit, as on the local executor (none for a task without resources).
+      String(task.resources ? pidsLimitOf(task.resources.cpus, task.resources.pids) : 0),
     ];
     // Paths and numbers only: still, what a shell would read otherwise is refused rather than quoted.
     const unsafe = args.find((a) => !/^[A-Za-z0-9_./=:,+@%-]+$/.test(a));
@@ -208,20 +224,22 @@ export class SlurmExecutor implements Executor {
   private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus): Promise<TaskEnd> {
     const array = status.kind === 'active' ? null : await this.concludedArray(control);
     const exitCode = await this.recordedExit(control, array);
-    const oom = (await readFile(oomFileOf(control), 'utf8').catch(() => '')).trim() === 'true';
+    const stopped = await readLimits(control);
+    const limits = stopped ? { limits: stopped } : {};
+    const oom = (stopped?.oomKills ?? 0) > 0;
     if (status.kind === 'unknown') {
-      if (exitCode !== null) return { state: 'exited', exitCode, ...(oom ? { outOfMemory: true as const } : {}) };
+      if (exitCode !== null) return { state: 'exited', exitCode, ...(oom ? { outOfMemory: true as const } : {}), ...limits };
       return { state: 'lost', reason: `Slurm no longer knows job ${id.jobId} (it ended without a recorded exit code).` };
     }
     if (status.kind === 'active') throw new Error(`Slurm job ${id.jobId} has not ended`);
     const meaning = meaningOf(id.jobId, status.end);
     const outOfMemory = oom || meaning.outOfMemory ? { outOfMemory: true as const } : {};
     const message = meaning.message ? { message: meaning.message } : {};
-    if (meaning.kind === 'lost') return { state: 'lost', reason: meaning.message ?? status.end.state, ...outOfMemory };
+    if (meaning.kind === 'lost') return { state: 'lost', reason: meaning.message ?? status.end.state, ...outOfMemory, ...limits };
     // The wrapper's record is the task's own code; Slurm's is the batch script's (or 128 + its signal).
     // An array's rows that did not all run (cancelled while pending) make it fail.
     const code = array ? array.exitCode : (exitCode ?? (status.end.signal ? 128 + status.end.signal : status.end.exitCode));
-    return { state: 'exited', exitCode: code, ...outOfMemory, ...message };
+    return { state: 'exited', exitCode: code, ...outOfMemory, ...message, ...limits };
   }
 
   private async idFromFiles(control: AttemptControl): Promise<SlurmId | null> {
