@@ -183,14 +183,15 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
       if (!object) throw new Error(`Nothing is stored at ${shown}.`);
       await pullFile(blobs, mount.bucket, mount.storage_key, staging, object.lastModified);
     }
+    // A copy made while the session runs: given to its host user (a root server's), as its directories were
+    // at its start; before it is in the session's reach (a link there is the link's own, never followed).
+    const user = taskHostUser(config);
+    if (user) await chownTreeBeneath(input.stagingDir, mount.id, user.uid, user.gid);
     await mkdir(input.mountsDir, { recursive: true, mode: 0o700 });
     // Whatever the session put under that name goes, removed beneath the mounts directory's handle (no
     // link is followed, even one swapped in during the removal); rename replaces a link or file.
     await removeBeneath(input.mountsDir, path.relative(path.resolve(input.mountsDir), target));
     await rename(staging, target);
-    // A copy made while the session runs: given to its host user (a root server's), as its directories were at its start.
-    const user = taskHostUser(config);
-    if (user) await chownTreeBeneath(target, user.uid, user.gid);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

@@ -521,28 +521,44 @@ export async function diskUsageBeneath(root: string): Promise<number> {
 }
 
 /**
- * Gives the tree at root (a directory, or a single file) to uid and gid, without following any link
- * (a link's own owner changes, never its target's), walked from held directory handles. What
- * already belongs to them is left alone, and so is a file with other names (hard links: the other
- * name may be outside the tree); what vanishes during the walk is skipped.
+ * Gives the entry at rel below root (a directory and everything in it, or a single file) to uid and
+ * gid, reached from root's handle one name at a time without following any link (a link on the way
+ * is refused; a link found in the tree has its own owner changed, never its target's). What already
+ * belongs to them is left alone, and so is a file with other names (hard links: the other name may
+ * be outside the tree); what vanishes during the walk is skipped. rel '' is root itself.
  */
-export async function chownTreeBeneath(root: string, uid: number, gid: number): Promise<void> {
-  const top = await lstat(root).catch(() => null);
-  if (!top) return;
-  if (!top.isDirectory()) {
-    if (top.uid !== uid || top.gid !== gid) await lchown(root, uid, gid);
-    return;
-  }
-  const held = await openRoot(root);
-  try {
+export async function chownTreeBeneath(root: string, rel: string, uid: number, gid: number): Promise<void> {
+  const give = async (where: string, st: Stats) => {
+    const shared = !st.isDirectory() && st.nlink > 1;
+    if (!shared && (st.uid !== uid || st.gid !== gid)) await lchown(where, uid, gid).catch(() => undefined);
+  };
+  const tree = async (held: Held) => {
     const st = await held.handle.stat();
     if (st.uid !== uid || st.gid !== gid) await held.handle.chown(uid, gid);
     await visitBelow(held, async (where, found) => {
-      const shared = !found.isDirectory() && found.nlink > 1;
-      if (!shared && (found.uid !== uid || found.gid !== gid)) await lchown(where, uid, gid).catch(() => undefined);
+      await give(where, found);
       return true;
     });
-  } finally {
-    await held.handle.close();
+  };
+  if (!namesOf(rel).length) {
+    const held = await openRoot(root);
+    try {
+      return await tree(held);
+    } finally {
+      await held.handle.close();
+    }
   }
+  const missing = (e: unknown) => (e instanceof BeneathError && e.reason === 'missing' ? undefined : Promise.reject(e));
+  await inParent(root, rel, {}, async (parent, name) => {
+    const st = await lstat(child(parent, name)).catch(() => null);
+    if (!st) return;
+    if (!st.isDirectory()) return give(child(parent, name), st);
+    // Opened without following: a link swapped in since the lstat is refused, not walked.
+    const held = await openChildDir(parent, name);
+    try {
+      await tree(held);
+    } finally {
+      await held.handle.close();
+    }
+  }).catch(missing);
 }

@@ -164,7 +164,7 @@ describe('beneath: the server never follows what a task planted', () => {
       symlinkSync(outside, path.join(tree, 'to-dir'));
       writeFileSync(path.join(outside, 'owned'), 'server');
       linkSync(path.join(outside, 'owned'), path.join(tree, 'a', 'hard'));
-      await chownTreeBeneath(tree, 12345, 12346);
+      await chownTreeBeneath(base, path.basename(tree), 12345, 12346);
       assert.equal(statSync(path.join(outside, 'owned')).uid, 0, 'a file with a name outside the tree is not given away');
       for (const p of ['', 'a', 'a/b', 'a/b/f', 'a/to-file', 'to-dir']) {
         const st = lstatSync(path.join(tree, p));
@@ -173,8 +173,19 @@ describe('beneath: the server never follows what a task planted', () => {
       for (const p of [outside, path.join(outside, 'kept')]) assert.equal(statSync(p).uid, 0, p);
       // A single file is given alone.
       writeFileSync(path.join(base, 'single'), 'y');
-      await chownTreeBeneath(path.join(base, 'single'), 12345, 12346);
+      await chownTreeBeneath(base, 'single', 12345, 12346);
       assert.equal(statSync(path.join(base, 'single')).uid, 12345);
+      // A link on the way is refused, not followed: what it names keeps its owner.
+      mkdirSync(path.join(outside, 'victim-dir'));
+      symlinkSync(outside, path.join(base, 'via-link'));
+      await assert.rejects(chownTreeBeneath(base, 'via-link/victim-dir', 12345, 12346), reason('link'));
+      assert.equal(statSync(path.join(outside, 'victim-dir')).uid, 0);
+      // A link as the entry itself: its own owner changes, never its target's.
+      await chownTreeBeneath(base, 'via-link', 12345, 12346);
+      assert.equal(lstatSync(path.join(base, 'via-link')).uid, 12345);
+      assert.equal(statSync(outside).uid, 0);
+      // Nothing there: nothing to do.
+      await chownTreeBeneath(base, 'nothing/here', 12345, 12346);
     },
   );
 

@@ -103,9 +103,15 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
  * the server); the rest of the data directory stays root's, and the directory itself 0700.
  */
 async function giveTaskItsFiles(task: TaskSpec, user: { uid: number; gid: number }, dataDir: string | undefined): Promise<void> {
+  const data = dataDir && path.resolve(dataDir);
   const own = [task.cwd, ...(task.writable ?? [])];
-  const inside = dataDir ? (task.readable ?? []).filter((p) => isPathInside(path.resolve(dataDir), path.resolve(p))) : [];
-  for (const p of new Set([...own, ...inside].map((p) => path.resolve(p)))) await chownTreeBeneath(p, user.uid, user.gid);
+  const inside = data ? (task.readable ?? []).filter((p) => isPathInside(data, path.resolve(p))) : [];
+  for (const p of new Set([...own, ...inside].map((p) => path.resolve(p)))) {
+    // Reached from the data directory one name at a time, no link followed (a job's tree may hold the
+    // file, and that job's task could swap a directory on the way for a link); elsewhere from its parent.
+    if (data && isPathInside(data, p) && p !== data) await chownTreeBeneath(data, path.relative(data, p), user.uid, user.gid);
+    else await chownTreeBeneath(path.dirname(p), path.basename(p), user.uid, user.gid);
+  }
 }
 
 /** The host user a root server's confined tasks run as (never root outside their sandbox); null when they run as the server's uid. */
