@@ -98,8 +98,8 @@ export async function readHeaderLine(stream: Readable, maxBytes = MAX_HEADER_BYT
   return last ?? null;
 }
 
-/** Most bytes of an array file, and most tasks (data rows) of one array job. */
-export const MAX_ARRAY_FILE_BYTES = 16 * 1024 * 1024;
+/** Most bytes of an array file (staging/array-file-limit.ts, where staging reads it), and most tasks (data rows) of one array job. */
+export { MAX_ARRAY_FILE_BYTES } from '../staging/array-file-limit.js';
 export const MAX_ARRAY_TASKS = 10_000;
 
 /** The parameter fields an array column needs. */

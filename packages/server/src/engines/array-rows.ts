@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { StoredParameter } from '../staging/input-refs.js';
 import type { JobInputs } from '../staging/inputs.js';
 import { arrayColumnIndexes, MAX_ARRAY_FILE_BYTES, parseArrayFile, separatorChar } from './array-file.js';
@@ -11,11 +10,11 @@ import { taskParameters, type TaskParameter } from './parameters.js';
  * Read from the staged array file; it must still have the rows the job was admitted with.
  */
 export async function arrayTaskParameters(job: JobRow, inputs: JobInputs | undefined): Promise<TaskParameter[][]> {
-  if (!inputs?.arrayFile) throw new EngineError('The array job has no array file to read its rows from.');
+  if (!inputs?.arrayFileBytes) throw new EngineError('The array job has no array file to read its rows from.');
   const request = JSON.parse(job.request_json) as { arrayFile?: { separator?: string } };
   const sep = separatorChar(request.arrayFile?.separator ?? ',');
   if (sep === undefined) throw new EngineError('The array file has a separator this server does not know.');
-  const text = await readFile(inputs.arrayFile);
+  const text = inputs.arrayFileBytes;
   if (text.length > MAX_ARRAY_FILE_BYTES) throw new EngineError('The array file has grown larger than an array job may read.');
   const table = parseArrayFile(text.toString('utf8'), sep);
   if (table.rows.length !== job.array_size)

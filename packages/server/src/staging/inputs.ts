@@ -12,6 +12,7 @@ import { storageDepsOf } from '../storage/storage-deps.js';
 import { unseal } from '../store/secret-box.js';
 import type { FolderRow, JobRow } from '../store/rows.js';
 import type { Database } from '../store/schema.js';
+import { MAX_ARRAY_FILE_BYTES } from './array-file-limit.js';
 import { globToRegExp } from './glob.js';
 import {
   findInputFile,
@@ -57,8 +58,8 @@ export interface JobInputs {
   readPaths: string[];
   /** Lines for the job's log. */
   notes: string[];
-  /** Bash array jobs: the path of the array file. */
-  arrayFile?: string;
+  /** Bash array jobs: the array file's bytes, read through the store (never by a path a task could change). */
+  arrayFileBytes?: Buffer;
   /** Bash jobs with a customScriptFile: the path of the script. */
   customScript?: string;
   /** Jobs with dockerLogin: the registry accounts of the job's user, unsealed for the task's login only. */
@@ -259,7 +260,13 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
   };
   // Bash jobs: the array file (read by the engine for its rows) and the script the command names.
   const arrayFileId = idOf(request.arrayFile?.dataItem?.item);
-  if (arrayFileId) out.arrayFile = (await step('arrayFile', () => stageFile(arrayFileId, dirNameFor('.array-file', used)))).value;
+  if (arrayFileId)
+    out.arrayFileBytes = await step('arrayFile', async () => {
+      const file = await findInputFile(db, job.workspace_id, arrayFileId);
+      if (!file) throw new EngineError(`file ${arrayFileId} is no longer in this workspace`);
+      // On the local store the stored file may be in a running job's results: the store reads it without following links.
+      return readAll(blobs, file.bucket!, file.storage_key!, MAX_ARRAY_FILE_BYTES);
+    });
   const scriptId = idOf(request.customScriptFile?.dataItem?.item);
   if (scriptId) out.customScript = (await step('customScriptFile', () => stageFile(scriptId, dirNameFor('.custom-script', used)))).value;
 

@@ -112,7 +112,7 @@ describe('container engine', () => {
       parameters_json: JSON.stringify(stored),
       request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
     });
-    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFile: csv };
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFileBytes: readFileSync(csv) };
     const task = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
     const arrayDir = path.join(paths.control, 'array-3');
     // One row's argv, with the rows for the executor to run (the local driver, or a Slurm array).
@@ -159,7 +159,10 @@ describe('container engine', () => {
     assert.equal(statSync(path.join(arrayDir, 'env-0')).mode & 0o777, 0o600);
     // A file that no longer has the rows the job was admitted with fails the job.
     writeFileSync(csv, 'sample,reads\ns1,a\n');
-    await assert.rejects(containerEngine.prepare(job, workflowRow(), paths, config, inputs), /has 1 data rows now, not the 2/);
+    await assert.rejects(
+      containerEngine.prepare(job, workflowRow(), paths, config, { ...inputs, arrayFileBytes: readFileSync(csv) }),
+      /has 1 data rows now, not the 2/,
+    );
     // In an image: a container per row, its name made from the row's index by a constant script.
     writeFileSync(csv, 'sample,reads\ns1,a\ns2,b\n');
     const { dir } = fakeRuntime('podman');

@@ -80,7 +80,7 @@ describe('registry login of container jobs (dockerLogin)', () => {
       workflowRow({ container_name: 'ghcr.io/acme/private:1' }),
       paths,
       { ...config, containerRuntime: 'docker', taskPath: `${runtime.dir}:${process.env.PATH}` },
-      { ...inputsWith([{ registry: 'ghcr.io', username: 'me', password: 'secret' }]), readPaths: [csv], arrayFile: csv },
+      { ...inputsWith([{ registry: 'ghcr.io', username: 'me', password: 'secret' }]), readPaths: [csv], arrayFileBytes: readFileSync(csv) },
     );
     assert.equal(task.env.DOCKER_CONFIG, undefined, 'one login file for rows that run at once');
     const control = { dir: paths.control, attempt: 2 };

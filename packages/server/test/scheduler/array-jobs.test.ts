@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { groupMembers } from '../../src/executors/proc.js';
@@ -99,6 +99,36 @@ describe('array jobs', { timeout: 300_000 }, () => {
     assert.equal(job.statusMessage, "1 of 50 tasks failed (task 17: exit code 3); each task's output is in the job's log under its index.");
     assert.deepEqual(job.arrayTasks, { total: 50, queued: 0, running: 0, completed: 49, failed: 1, atOnce: 4 });
     assert.match(w.logOf(id), /=== task 17: exit code 3 ===\nrow 17 fails\n/);
+  });
+
+  it('reads its array file through the store: a file swapped for a link out after submission fails the job, its target unread', async () => {
+    // A queue that runs one job at a time, held by a sleeper, so that the array job waits while its file is swapped.
+    const queue = await w.ok('POST', '/api/runyard/admin/queues', { workspaceId: w.ws, name: 'one-at-a-time', concurrency: 1 });
+    const batch = { batch: { enabled: true, jobQueue: queue.id } };
+    const sleeper = await w.submit('sleep 300; true', batch);
+    await waitFor('the sleeper to run', async () =>
+      (await w.ok('GET', `/api/v1/jobs/${sleeper}?teamId=${w.ws}`)).status === 'running' ? true : undefined,
+    );
+    const fileId = await upload('swapped.csv', 'v\n1\n2\n');
+    const id = await w.submit('echo "row $RUNYARD_PARAM_V"; true', { ...arrayBody(fileId, [column('v', 'v')]), ...batch });
+    const stored = await w.s.store.db
+      .selectFrom('files')
+      .select(['bucket', 'storage_key'])
+      .where('id', '=', fileId)
+      .executeTakeFirstOrThrow();
+    const file = path.join(w.s.config.dataDir, 'storage', stored.bucket!, stored.storage_key!);
+    const outside = path.join(path.dirname(w.s.config.dataDir), `outside-${process.pid}.csv`);
+    writeFileSync(outside, 'v\nOUTSIDE-SECRET-1\nOUTSIDE-SECRET-2\n');
+    rmSync(file);
+    symlinkSync(outside, file);
+    await w.ok('PUT', `/api/v2/jobs/${sleeper}/abort?teamId=${w.ws}&forceAbort=true`);
+    const job = await w.ended(id);
+    assert.equal(job.status, 'failed');
+    assert.match(job.statusMessage, /The input arrayFile could not be staged/);
+    // Nothing ran: no row of the outside file reached a task (or a log).
+    assert.doesNotMatch(JSON.stringify(job), /OUTSIDE-SECRET/);
+    assert.equal(existsSync(path.join(jobPaths(w.s.config.dataDir, w.ws, id).logs, 'stdout.txt')), false);
+    rmSync(outside);
   });
 
   it('runs at most as many tasks at once as its queue allows, and reports them queued and running meanwhile', async () => {
