@@ -1,5 +1,5 @@
 import type { ArrayTaskCounts } from '@runyard/contract';
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { arrayDirOf, readArrayMarkers, type ArrayMarkers } from '../executors/array-run.js';
 import type { TaskEnd } from '../executors/executor.js';
@@ -32,8 +32,9 @@ export class TaskTimes {
   }
 }
 
+/** A marker's time (the marker itself: a link in its place is not followed to a file of the host). */
 const mtimeOf = (file: string) =>
-  stat(file).then(
+  lstat(file).then(
     (s) => s.mtimeMs,
     () => null,
   );

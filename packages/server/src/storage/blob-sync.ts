@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, utimes, type FileHandle } from 'node:fs/promises';
+import { lutimes, mkdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { BeneathError, inDirBeneath, lstatBeneath, openBeneath, walkFilesBeneath, type FoundFile } from './beneath.js';
@@ -133,7 +133,8 @@ async function download(blobs: BlobStore, bucket: string, key: string, dir: stri
   const tmp = `${dir}/${name}.runyard-part-${process.pid}-${Math.random().toString(36).slice(2)}`;
   try {
     await pipeline(await blobs.get(bucket, key), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
-    if (time) await utimes(tmp, time, time);
+    // lutimes: a link a task swapped in for the part file has its own times set, never its target's.
+    if (time) await lutimes(tmp, time, time);
     await rename(tmp, `${dir}/${name}`);
   } catch (e) {
     await rm(tmp, { force: true });
