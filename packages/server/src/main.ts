@@ -16,7 +16,7 @@ import { newThreadTurnsBuffer } from './store/thread-turns.js';
 import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
-import { hostNetworkWarning, UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
+import { hostNetworkWarning, taskUserNote, UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
 import { queuesOnHostNetwork } from './services/queues.js';
 import { nativeSpawnNote } from './executors/spawner/native-spawn.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -87,6 +87,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     if (sessionsUrl) out(`Interactive sessions' web UIs are served at ${sessionsUrl} (RUNYARD_SESSIONS_URL)`);
     out(wdlEngineLine(config));
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+    const taskUser = taskUserNote(env, config);
+    if (taskUser) out(taskUser);
     const hostNetwork = hostNetworkWarning(config.taskNetwork, await queuesOnHostNetwork(store.db));
     if (hostNetwork) out(hostNetwork);
     // The local executor runs in this process's scheduler (role all) only.
@@ -154,6 +156,8 @@ export async function startSchedulerProcess(
   const work = startBackgroundWork(config, log);
   out(`Runyard ${VERSION} scheduler ${work.schedulerId} is running (database: ${work.databaseKind}); role scheduler serves no API.`);
   if (config.sandbox === 'none') out(UNCONFINED_WARNING);
+  const taskUser = taskUserNote(env, config);
+  if (taskUser) out(taskUser);
   const hostNetwork = hostNetworkWarning(config.taskNetwork, hostQueues);
   if (hostNetwork) out(hostNetwork);
   const spawnNote = nativeSpawnNote(config.nativeSpawn);

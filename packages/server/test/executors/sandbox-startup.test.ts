@@ -61,6 +61,13 @@ describe('the sandbox at server start', { timeout: 120_000 }, () => {
     }
   });
 
+  it('RUNYARD_TASK_UID set where it has no effect (no sandbox here): said at start', async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-taskuid-'));
+    const p = startMain({ RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0', RUNYARD_SANDBOX: 'none', RUNYARD_TASK_UID: '4242' });
+    await p.waitFor(/Note: RUNYARD_TASK_UID has no effect here \(RUNYARD_SANDBOX is not bwrap\): job tasks run as this server's user/);
+    await stop(p);
+  });
+
   it('RUNYARD_TASK_NETWORK=host: a warning at every start that names what tasks then reach', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-hostnet-'));
     for (let start = 0; start < 2; start++) {

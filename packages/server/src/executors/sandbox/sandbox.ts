@@ -51,6 +51,17 @@ export function hostNetworkWarning(defaultNetwork: TaskNetwork, hostQueues: stri
   );
 }
 
+/** Said at every start while RUNYARD_TASK_UID or RUNYARD_TASK_GID is set and has no effect (a server not run as root, or no sandbox). */
+export function taskUserNote(env: NodeJS.ProcessEnv, settings: Pick<SandboxSettings, 'sandbox' | 'taskUid' | 'taskGid'>): string | null {
+  const set = ['RUNYARD_TASK_UID', 'RUNYARD_TASK_GID'].filter((name) => env[name] !== undefined);
+  if (!set.length || taskHostUser(settings)) return null;
+  const why = settings.sandbox !== 'bwrap' ? 'RUNYARD_SANDBOX is not bwrap' : 'this server does not run as root';
+  return (
+    `Note: ${set.join(' and ')} ${set.length > 1 ? 'have' : 'has'} no effect here (${why}): ` +
+    `job tasks run as this server's user (uid ${process.getuid?.() ?? '?'}).`
+  );
+}
+
 export const UNCONFINED_WARNING =
   "Warning: RUNYARD_SANDBOX=none: job tasks run unconfined, as the server's user, and can read the database, keys and every workspace's data.";
 
