@@ -44,6 +44,35 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
 
     const wrote = await runCell(created._id, "open('notes.txt', 'w').write('kept across a pause\\n')\nprint('wrote')");
     assert.equal(wrote.status, 'ok', wrote.stdout);
+    // Hostile: the notebook (the default network, outbound) reaches neither the platform's API nor PostgreSQL on the
+    // host's loopback, nor the host through slirp's gateway, nor the metadata address; a listener of its own it does.
+    const apiPort = new URL(w.url).port;
+    const probes = await runCell(
+      created._id,
+      [
+        'import socket',
+        'own = socket.socket(); own.bind(("127.0.0.1", 0)); own.listen(1)',
+        `targets = [("127.0.0.1", ${apiPort}), ("127.0.0.1", 5432), ("10.0.2.2", ${apiPort}), ("169.254.169.254", 80), ("127.0.0.1", own.getsockname()[1])]`,
+        'for host, port in targets:',
+        '    c = socket.socket(); c.settimeout(3)',
+        '    try:',
+        '        c.connect((host, port)); print(host, port, "REACHED")',
+        '    except OSError:',
+        '        print(host, port, "BLOCKED")',
+        '    finally:',
+        '        c.close()',
+      ].join('\n'),
+    );
+    assert.equal(probes.status, 'ok', probes.stdout);
+    assert.deepEqual(
+      probes.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.split(' ').slice(0, 3).join(' '))
+        .slice(0, 4),
+      [`127.0.0.1 ${apiPort} BLOCKED`, '127.0.0.1 5432 BLOCKED', `10.0.2.2 ${apiPort} BLOCKED`, '169.254.169.254 80 BLOCKED'],
+    );
+    assert.match(probes.stdout, /^127\.0\.0\.1 \d+ REACHED$/m, 'a listener of its own is reached: the probes can succeed');
     const home = sessionDirsOf(w.s.config, created._id).home;
     // The session's log says first what has no effect here.
     assert.match(
