@@ -94,7 +94,10 @@ const ATTACKS: Attack[] = [
   },
 ];
 
-async function jobView(w: World, id: string): Promise<{ status: string; statusMessage: string; events: string; object: ObjectReply }> {
+async function jobView(
+  w: World,
+  id: string,
+): Promise<{ status: string; statusMessage: string; events: string; object: ObjectReply; slurmJobId: string | null }> {
   const { ws, key } = w.mallory;
   await finished(w, key, ws, id);
   const job = (await w.api('GET', `/api/v1/jobs/${id}?teamId=${ws}`, key)).json;
@@ -105,42 +108,60 @@ async function jobView(w: World, id: string): Promise<{ status: string; statusMe
   const reply = await fetch(`${base}/api/runyard/storage/object?teamId=${ws}&bucket=${bucket}&key=${encodeURIComponent(objectKey)}`, {
     headers: { apikey: key },
   });
-  return { status: job.status, statusMessage: job.statusMessage ?? '', events, object: { status: reply.status, body: await reply.text() } };
+  return {
+    status: job.status,
+    statusMessage: job.statusMessage ?? '',
+    events,
+    object: { status: reply.status, body: await reply.text() },
+    slurmJobId: job.hpcCluster?.slurmJobId ?? null,
+  };
 }
 
-for (const sandbox of ['bwrap', 'none'] as const) {
-  describe(`T16/T17: the server and what a job leaves in its directories (sandbox ${sandbox})`, { timeout: 900_000 }, () => {
-    after(() => {
-      for (const child of running) child.kill('SIGKILL');
-    });
+const WHERE = [
+  { sandbox: 'bwrap', slurm: false },
+  { sandbox: 'none', slurm: false },
+  { sandbox: 'bwrap', slurm: true },
+] as const;
 
-    it('each attack fails, and the data directory outside the attacker’s own files is unchanged', async () => {
-      const w = await world(sandbox);
-      const own = path.join(w.dataDir, 'storage', `runyard-${w.mallory.ws}`);
-      const except = [own, path.join(w.dataDir, 'run')];
-      const before = snapshot(w.dataDir, except);
-      for (const attack of ATTACKS) {
-        const id = await w.submit(
-          w.mallory.key,
-          w.mallory.ws,
-          w.mallory.project,
-          w.mallory.workflow,
-          attack.command,
-          {},
-          attack.resources ? { resourceRequirements: attack.resources } : {},
-        );
-        const job = await jobView(w, id);
-        try {
-          attack.check(w, { id, ...job });
-        } catch (e) {
-          throw new Error(`attack "${attack.name}": ${(e as Error).message}\nstatus ${job.status}: ${job.statusMessage}\n${job.events}`);
+for (const { sandbox, slurm } of WHERE) {
+  describe(
+    `T16/T17: the server and what a job leaves in its directories (sandbox ${sandbox}${slurm ? ', on Slurm' : ''})`,
+    { timeout: 900_000 },
+    () => {
+      after(() => {
+        for (const child of running) child.kill('SIGKILL');
+      });
+
+      it('each attack fails, and the data directory outside the attacker’s own files is unchanged', async () => {
+        const w = await world(sandbox, {}, { slurm });
+        const own = path.join(w.dataDir, 'storage', `runyard-${w.mallory.ws}`);
+        const except = [own, path.join(w.dataDir, 'run')];
+        const before = snapshot(w.dataDir, except);
+        for (const attack of ATTACKS) {
+          const id = await w.submit(
+            w.mallory.key,
+            w.mallory.ws,
+            w.mallory.project,
+            w.mallory.workflow,
+            attack.command,
+            {},
+            { ...w.mallory.placement, ...(attack.resources && { resourceRequirements: attack.resources }) },
+          );
+          const job = await jobView(w, id);
+          // Where the attack ran: a Slurm job of the cluster, or the local executor.
+          assert.equal(job.slurmJobId !== null, slurm, `attack "${attack.name}" ran ${job.slurmJobId ? 'on Slurm' : 'locally'}`);
+          try {
+            attack.check(w, { id, ...job });
+          } catch (e) {
+            throw new Error(`attack "${attack.name}": ${(e as Error).message}\nstatus ${job.status}: ${job.statusMessage}\n${job.events}`);
+          }
         }
-      }
-      assert.deepEqual(snapshot(w.dataDir, except), before, 'a file of the data directory changed');
-      assert.equal(w.server.child.exitCode, null, 'the server is up');
-      await w.api('PUT', `/api/v2/jobs/${w.sleeperJob}/abort?teamId=${w.admin.ws}&forceAbort=true`, w.admin.key);
-      await finished(w, w.admin.key, w.admin.ws, w.sleeperJob);
-      await stop(w.server);
-    });
-  });
+        assert.deepEqual(snapshot(w.dataDir, except), before, 'a file of the data directory changed');
+        assert.equal(w.server.child.exitCode, null, 'the server is up');
+        await w.api('PUT', `/api/v2/jobs/${w.sleeperJob}/abort?teamId=${w.admin.ws}&forceAbort=true`, w.admin.key);
+        await finished(w, w.admin.key, w.admin.ws, w.sleeperJob);
+        await stop(w.server);
+      });
+    },
+  );
 }

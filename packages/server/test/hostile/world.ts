@@ -1,7 +1,7 @@
 // The world of the hostile-tenant tests: a real server process (SQLite, or PostgreSQL in the
 // PostgreSQL run) whose admin owns a victim workspace (an uploaded file, a finished job with a
 // secret in its log, a running job), and mallory, a plain member of a second workspace, who runs
-// the attacks as bash jobs.
+// the attacks as bash jobs, on the local executor or (slurm) on the machine's Slurm cluster.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { groupMembers } from '../../src/executors/proc.js';
 import { TaskLimits } from '../../src/executors/sandbox/limits.js';
 import { freshDatabaseUrl, usingPostgres } from '../../../../test/support/database.js';
 import { startMain, type ServerProcess } from '../../../../test/support/server-process.js';
+import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -44,7 +45,8 @@ export interface World {
   port: number;
   api(method: string, url: string, key: string, body?: unknown): Promise<{ status: number; json: any }>;
   admin: { key: string; ws: string };
-  mallory: { key: string; ws: string; project: string; workflow: string };
+  /** placement: what mallory's job bodies add to run where the world's attacks run (the Slurm cluster, or nothing). */
+  mallory: { key: string; ws: string; project: string; workflow: string; placement: Record<string, unknown> };
   victimJob: string;
   sleeperJob: string;
   /** Submits a bash job; answers its id. */
@@ -59,8 +61,14 @@ export interface World {
   ): Promise<string>;
 }
 
-export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, string> = {}): Promise<World> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'runyard-t13-'));
+export async function world(
+  sandbox: 'bwrap' | 'none',
+  extraEnv: Record<string, string> = {},
+  options: { slurm?: boolean } = {},
+): Promise<World> {
+  if (options.slurm) slurmClusterUp();
+  // On Slurm the data directory is in the cluster's shared directory (one node: any local directory).
+  const dir = mkdtempSync(path.join(options.slurm ? sharedDirectory() : os.tmpdir(), 'runyard-t13-'));
   const dataDir = path.join(dir, 'data');
   const port = await freePort();
   const env: Record<string, string> = {
@@ -69,6 +77,7 @@ export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, 
     RUNYARD_LOG_LEVEL: 'warn',
     RUNYARD_SCHEDULER_POLL_MS: '100',
     RUNYARD_SANDBOX: sandbox,
+    ...(options.slurm && { RUNYARD_SLURM_POLL_MS: '300' }),
     ...extraEnv,
   };
   if (usingPostgres()) env.RUNYARD_DATABASE_URL = await freshDatabaseUrl();
@@ -112,13 +121,14 @@ export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, 
     extra: Record<string, unknown> = {},
   ): Promise<string> =>
     ok('POST', `/api/v2/jobs?teamId=${teamId}`, apikey, {
-      ...extra,
       project: projectId,
       workflow,
       name: 'job',
       command,
       parameters: Object.entries(params).map(([name, textValue]) => ({ prefix: '--', name, parameterKind: 'textValue', textValue })),
       executionPlatform: 'aws',
+      // A placement of extra's (executionPlatform hpc and its cluster) wins.
+      ...extra,
     }).then((r) => r.jobId as string);
   const victimJob = await job(key, ws, project, victimWorkflow, 'echo VICTIM-LOG-SECRET');
   const sleeperJob = await job(key, ws, project, victimWorkflow, 'sleep 300 && echo VICTIM-PROC-MARK');
@@ -128,6 +138,18 @@ export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, 
   await ok('POST', '/api/runyard/admin/members', key, { workspaceId: mws, userId: user, role: 'member' });
   const mkey = (await ok('POST', '/api/runyard/admin/apikeys', key, { userId: user })).apikey;
   const mproject = (await ok('POST', `/api/v1/projects?teamId=${mws}`, mkey, { name: 'mine' }))._id;
+  const placement = options.slurm
+    ? {
+        executionPlatform: 'hpc',
+        hpc: (
+          await ok('POST', '/api/runyard/admin/hpc', key, {
+            name: 'dev',
+            partitions: ['debug', 'batch'],
+            sharedDirectory: path.dirname(dir),
+          })
+        ).id,
+      }
+    : {};
   const w: World = {
     server,
     env,
@@ -135,7 +157,7 @@ export async function world(sandbox: 'bwrap' | 'none', extraEnv: Record<string, 
     port,
     api,
     admin: { key, ws },
-    mallory: { key: mkey, ws: mws, project: mproject, workflow: await sh(mws) },
+    mallory: { key: mkey, ws: mws, project: mproject, workflow: await sh(mws), placement },
     victimJob,
     sleeperJob,
     submit: job,
