@@ -87,6 +87,8 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     }
   };
   const engineDir = () => path.join(w.s.config.dataDir, 'engine-servers', w.ws);
+  /** The server's own files of it (log, control files, inputs): outside the sandbox's view. */
+  const runDir = () => path.join(w.s.config.dataDir, 'run', 'engine-servers', w.ws);
 
   before(async () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-managed-cromwell-'));
@@ -155,7 +157,7 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     const server = await running();
     assert.equal(server.url, `http://127.0.0.1:${server.managedProcess.port}`);
     assert.ok(await answers(server.url));
-    const log = readFileSync(path.join(engineDir(), 'cromwell.log'), 'utf8');
+    const log = readFileSync(path.join(runDir(), 'cromwell.log'), 'utf8');
     assert.match(log, new RegExp(`service started on 127\\.0\\.0\\.1:${server.managedProcess.port}\\.\\.\\.`));
     assert.match(log, new RegExp(`Local backend root ${engineDir()}/cromwell-executions`));
     const again = await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
@@ -215,14 +217,14 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     assert.ok(readdirSync(path.join(engineDir(), 'cromwell-executions', 'reads')).length >= 1);
     // The inputs moved in for the job are removed once it has ended.
     await settleEngineServers(w.s.store.db, w.s.config);
-    assert.deepEqual(readdirSync(path.join(engineDir(), 'inputs')), []);
+    assert.deepEqual(readdirSync(path.join(runDir(), 'inputs')), []);
     assert.ok(await answers(server.url));
   });
 
   it('a server whose process ended is found Stopped, with why; stop ends the process', async () => {
     const first = await running();
     // Another process kills it (the machine's OOM killer, an operator): its pid is in the executor's control files.
-    const control = path.join(engineDir(), 'control');
+    const control = path.join(runDir(), 'control');
     const attempts = readdirSync(control)
       .map((f) => /^attempt-(\d+)\.pid$/.exec(f)?.[1])
       .filter((n) => n !== undefined)
@@ -248,7 +250,7 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     assert.equal(after.status, 'Stopped');
     assert.equal(after.managedProcess, undefined);
     assert.equal(await answers(second.url), false);
-    assert.match(readFileSync(path.join(engineDir(), 'cromwell.log'), 'utf8'), /Received SIGTERM: shutting down/);
+    assert.match(readFileSync(path.join(runDir(), 'cromwell.log'), 'utf8'), /Received SIGTERM: shutting down/);
   });
 });
 

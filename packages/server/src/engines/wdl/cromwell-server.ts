@@ -1,4 +1,4 @@
-import { access, constants, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { access, constants, lchown, lstat, mkdir, readdir } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,19 +7,34 @@ import type { Config } from '../../config.js';
 import type { Executor, ExternalId, TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
 import { createExecutors } from '../../executors/registry.js';
+import { BeneathError, inDirBeneath, listBeneath, lstatBeneath, openBeneath, removeBeneath } from '../../storage/beneath.js';
 import { defaultBucketOf } from '../../storage/storage-deps.js';
 import { EngineError } from '../engine.js';
 
 /**
  * A Cromwell server that Runyard runs itself, as a workspace's engine server (cromwellJar): the
  * operator's jar under their Java, `java -jar cromwell.jar server`, through the local executor,
- * so in the task sandbox (uid nobody; of the machine it sees its own directory read-write, the jar
- * and the configuration file read-only, and the workspace's own storage area read-only, where
- * the File inputs of its jobs are), detached so that it outlives a restart of Runyard, and
- * listening on 127.0.0.1 only, on a free port. Its files are in <dataDir>/engine-servers/<workspace>:
- * cromwell.log (its stdout and stderr), cromwell-executions (the Local backend's root: the calls'
- * directories, which the WDL jobs of the workspace read), cromwell-workflow-logs, inputs/ (the
- * staged inputs of its jobs) and control/ (the executor's pid and exit files).
+ * so in the task sandbox (uid nobody; of the machine it sees its own directories read-write, the
+ * jar and the configuration file read-only, its jobs' staged inputs and the workspace's own
+ * storage area read-only), detached so that it outlives a restart of Runyard, and listening on
+ * 127.0.0.1 only, on a free port.
+ *
+ * Its calls are tenant code and run in the same sandbox: whatever it can write, they can replace
+ * with a link, a FIFO or a hard link. So its files are in two places:
+ *
+ * - <dataDir>/engine-servers/<workspace> (managedCromwellDir), Cromwell's: home/ (its working
+ *   directory and HOME), cromwell-executions (the Local backend's root: the calls' directories,
+ *   which the WDL jobs of the workspace read) and cromwell-workflow-logs, each bound read-write on
+ *   its own; the directory that holds them is not in the sandbox, so they cannot be swapped for
+ *   links. The server touches them only through storage/beneath.ts (making them).
+ * - <dataDir>/run/engine-servers/<workspace> (managedCromwellRunDir), the server's: cromwell.log
+ *   (its stdout and stderr, through the descriptor the spawner opened), control/ (the executor's
+ *   pid, exit and limit files) and inputs/ (the staged inputs of its jobs, moved there by the
+ *   server and shown to the sandbox read-only). Nothing in the sandbox can write there.
+ *
+ * Earlier versions kept cromwell.log, control/ and inputs/ inside the directory the sandbox writes;
+ * a process they started (a record without runDir) is stopped when found, and those leftovers are
+ * removed, without following links, when the next server starts.
  */
 export interface ManagedCromwell {
   /** The machine it runs on: only there can its process be looked at or stopped. */
@@ -29,15 +44,32 @@ export interface ManagedCromwell {
   /** Its run in control/ (each start is the next). */
   attempt: number;
   port: number;
+  /** Cromwell's directory (managedCromwellDir). */
   dir: string;
+  /**
+   * The server's own files of it (managedCromwellRunDir: cromwell.log, control/, inputs/). Missing in
+   * a record of an earlier version, whose were inside dir, where its calls could write them.
+   */
+  runDir?: string;
   startedAt: string;
 }
 
 /** Milliseconds between two readiness requests while it starts. */
 const READY_POLL_MS = 500;
 
+/** Cromwell's directory: what its sandbox writes is below it (homeOf, executionsDirOf, workflowLogsDirOf), never it. */
 export function managedCromwellDir(config: Pick<Config, 'dataDir'>, workspaceId: string): string {
   return path.join(config.dataDir, 'engine-servers', workspaceId);
+}
+
+/** The server's files of a workspace's Cromwell (its log, control files, its jobs' inputs): outside everything the sandbox writes. */
+export function managedCromwellRunDir(config: Pick<Config, 'dataDir'>, workspaceId: string): string {
+  return path.join(config.dataDir, 'run', 'engine-servers', workspaceId);
+}
+
+/** Its working directory and HOME (Java writes there), read-write in the sandbox. */
+export function homeOf(dir: string): string {
+  return path.join(dir, 'home');
 }
 
 /** The Local backend's root: where its calls run and write. */
@@ -45,13 +77,25 @@ export function executionsDirOf(dir: string): string {
   return path.join(dir, 'cromwell-executions');
 }
 
-/** Where the staged inputs of a job on the managed server are moved, so that Cromwell (in its sandbox) can read them. */
-export function managedInputsDirOf(dir: string, jobId: string, attempt: number): string {
-  return path.join(dir, 'inputs', `${jobId}-${attempt}`);
+export function workflowLogsDirOf(dir: string): string {
+  return path.join(dir, 'cromwell-workflow-logs');
 }
 
-export function logFileOf(dir: string): string {
-  return path.join(dir, 'cromwell.log');
+/** The directories of dir that the sandbox writes (made by makeCromwellDirs). */
+const CROMWELL_DIRS = ['home', 'cromwell-executions', 'cromwell-workflow-logs'];
+
+/** Where its jobs' staged inputs are (read-only in the sandbox). */
+export function inputsRootOf(runDir: string): string {
+  return path.join(runDir, 'inputs');
+}
+
+/** Where the staged inputs of a job on the managed server are moved, so that Cromwell (in its sandbox) can read them. */
+export function managedInputsDirOf(runDir: string, jobId: string, attempt: number): string {
+  return path.join(inputsRootOf(runDir), `${jobId}-${attempt}`);
+}
+
+export function logFileOf(runDir: string): string {
+  return path.join(runDir, 'cromwell.log');
 }
 
 export function serverUrlOf(server: Pick<ManagedCromwell, 'port'>): string {
@@ -72,7 +116,8 @@ export function isManagedCromwellRecord(value: unknown): value is ManagedCromwel
     typeof v.id === 'object' &&
     Number.isInteger(v.attempt) &&
     Number.isInteger(v.port) &&
-    typeof v.dir === 'string'
+    typeof v.dir === 'string' &&
+    (v.runDir === undefined || typeof v.runDir === 'string')
   );
 }
 
@@ -88,8 +133,8 @@ function localExecutor(config: Config): Executor {
   return executor;
 }
 
-function controlOf(server: Pick<ManagedCromwell, 'dir' | 'attempt'>) {
-  return { dir: path.join(server.dir, 'control'), attempt: server.attempt };
+function controlOf(runDir: string, attempt: number) {
+  return { dir: path.join(runDir, 'control'), attempt };
 }
 
 /** A port nothing listens on now (the kernel's pick); Cromwell's bind failure says so if another takes it first. */
@@ -129,19 +174,50 @@ function javaOf(config: Config): string {
   return java;
 }
 
-/** The process of the server: `java -D... -jar <jar> server`, in <dir>. */
-export async function cromwellServerTask(config: Config, workspaceId: string, dir: string, port: number): Promise<TaskSpec> {
+/**
+ * Makes Cromwell's directories in dir, and removes what earlier versions kept there (control/,
+ * inputs/). dir held what Cromwell's calls wrote (and under earlier versions they could write dir
+ * itself): a link, a file or anything but a directory where one of them should be is removed, never
+ * followed, and dir is the server's again.
+ */
+async function makeCromwellDirs(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await lstat(dir);
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  if (uid !== undefined && gid !== undefined && (st.uid !== uid || st.gid !== gid)) await lchown(dir, uid, gid);
+  for (const name of ['control', 'inputs']) await removeBeneath(dir, name);
+  for (const name of CROMWELL_DIRS) {
+    const found = await lstatBeneath(dir, name);
+    if (found && !found.isDirectory()) await removeBeneath(dir, name);
+    await inDirBeneath(dir, name, async () => undefined, { create: true });
+  }
+}
+
+/**
+ * The process of the server: `java -D... -jar <jar> server`, in <dir>/home; its log and control
+ * files in runDir (never in its view), its jobs' inputs in runDir/inputs (read-only).
+ */
+export async function cromwellServerTask(
+  config: Config,
+  workspaceId: string,
+  dir: string,
+  runDir: string,
+  port: number,
+): Promise<TaskSpec> {
   const java = javaOf(config);
   await readableFile(config.cromwellJar, 'The Cromwell jar (RUNYARD_CROMWELL_JAR)');
   if (config.cromwellConfigFile) await readableFile(config.cromwellConfigFile, 'The Cromwell configuration (RUNYARD_CROMWELL_CONFIG)');
+  const home = homeOf(dir);
   const executions = executionsDirOf(dir);
-  const workflowLogs = path.join(dir, 'cromwell-workflow-logs');
-  const inputs = path.join(dir, 'inputs');
+  const workflowLogs = workflowLogsDirOf(dir);
+  const inputs = inputsRootOf(runDir);
   // On the local store a job's File Explorer inputs are the stored files themselves: the workspace's area,
   // made now if need be (the sandbox binds what exists when it starts, and files come later).
   const workspaceArea =
     config.storageBackend === 'local' ? [path.join(config.dataDir, 'storage', defaultBucketOf(workspaceId), workspaceId)] : [];
-  for (const d of [executions, workflowLogs, inputs, ...workspaceArea]) await mkdir(d, { recursive: true, mode: 0o700 });
+  await makeCromwellDirs(dir);
+  for (const d of [inputs, ...workspaceArea]) await mkdir(d, { recursive: true, mode: 0o700 });
   return {
     argv: [
       java,
@@ -154,14 +230,18 @@ export async function cromwellServerTask(config: Config, workspaceId: string, di
       config.cromwellJar,
       'server',
     ],
-    env: { PATH: config.taskPath, HOME: dir, ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}) },
-    cwd: dir,
-    logFile: logFileOf(dir),
+    env: { PATH: config.taskPath, HOME: home, ...(process.env.JAVA_HOME ? { JAVA_HOME: process.env.JAVA_HOME } : {}) },
+    cwd: home,
+    // Outside the sandbox: the spawner opens it and hands Cromwell the descriptor.
+    logFile: logFileOf(runDir),
     preamble: [`Runyard: starting the workspace's Cromwell server on 127.0.0.1:${port}`],
+    // Each bound on its own: dir, which holds them, is not in the sandbox, so none can be swapped for a link.
+    writable: [executions, workflowLogs],
     readable: [
       config.cromwellJar,
       ...(config.cromwellConfigFile ? [config.cromwellConfigFile] : []),
       ...(await javaEtcDirs()),
+      inputs,
       ...workspaceArea,
     ],
     // Its calls may fetch what they need (containers are not run here: the sandbox hides the runtime).
@@ -178,18 +258,24 @@ async function nextAttempt(control: string): Promise<number> {
 /** Starts the server of a workspace and answers at once; waitUntilReady follows it. */
 export async function launchCromwellServer(config: Config, workspaceId: string): Promise<ManagedCromwell> {
   const dir = managedCromwellDir(config, workspaceId);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const attempt = await nextAttempt(controlOf({ dir, attempt: 0 }).dir);
+  const runDir = managedCromwellRunDir(config, workspaceId);
+  await mkdir(runDir, { recursive: true, mode: 0o700 });
+  const attempt = await nextAttempt(controlOf(runDir, 0).dir);
   const port = await freePort();
-  const task = await cromwellServerTask(config, workspaceId, dir, port);
-  const id = await localExecutor(config).launch(task, controlOf({ dir, attempt }));
-  return { host: os.hostname(), id, attempt, port, dir, startedAt: new Date().toISOString() };
+  const task = await cromwellServerTask(config, workspaceId, dir, runDir, port);
+  const id = await localExecutor(config).launch(task, controlOf(runDir, attempt));
+  return { host: os.hostname(), id, attempt, port, dir, runDir, startedAt: new Date().toISOString() };
 }
 
-/** The last lines of the server's log, for a message. */
-export async function logTail(dir: string, lines = 6): Promise<string> {
+/**
+ * The last lines of the server's log, for a message (null runDir: a record of an earlier version,
+ * whose log is where its calls could write, and is not read). Opened without following a link, and
+ * read only when it is a regular file.
+ */
+export async function logTail(runDir: string | undefined, lines = 6): Promise<string> {
+  if (!runDir) return '';
   try {
-    const file = await open(logFileOf(dir), 'r');
+    const file = await openBeneath(runDir, path.basename(logFileOf(runDir)));
     try {
       const { size } = await file.stat();
       const length = Math.min(size, 8192);
@@ -203,6 +289,10 @@ export async function logTail(dir: string, lines = 6): Promise<string> {
   }
 }
 
+/** What is said of a process that an earlier version started, which is stopped when found. */
+export const EARLIER_LAYOUT_WHY =
+  "it was started by an earlier version of Runyard, which kept the server's own files where its calls could write them, and was stopped";
+
 /**
  * What is known of the server's process: running, ended (why, in words), or elsewhere (another
  * machine's process, which only that machine can look at).
@@ -212,7 +302,12 @@ export async function cromwellServerState(
   server: ManagedCromwell,
 ): Promise<{ state: 'running' } | { state: 'elsewhere' } | { state: 'ended'; why: string }> {
   if (server.host !== os.hostname()) return { state: 'elsewhere' };
-  const seen = await localExecutor(config).inspect(controlOf(server), server.id);
+  if (!server.runDir) {
+    // Its control files and log are in dir, where its calls could write: never read; it is stopped instead.
+    await localExecutor(config).kill(server.id, { force: false, graceMs: config.abortGraceMs });
+    return { state: 'ended', why: EARLIER_LAYOUT_WHY };
+  }
+  const seen = await localExecutor(config).inspect(controlOf(server.runDir, server.attempt), server.id);
   if (seen.state === 'running') return { state: 'running' };
   const why =
     seen.state === 'exited'
@@ -220,7 +315,7 @@ export async function cromwellServerState(
       : seen.state === 'lost'
         ? `it is gone (${seen.reason})`
         : 'it never started';
-  const tail = await logTail(server.dir);
+  const tail = await logTail(server.runDir);
   return { state: 'ended', why: tail ? `${why}; its log ends with:\n${tail}` : why };
 }
 
@@ -243,12 +338,14 @@ async function answersStatus(server: ManagedCromwell): Promise<boolean> {
 export async function waitUntilReady(config: Config, server: ManagedCromwell): Promise<string | null> {
   const deadline = Date.parse(server.startedAt) + config.cromwellStartTimeoutMs;
   for (;;) {
-    if (await answersStatus(server)) return null;
+    // A process of an earlier version is not taken for ready: cromwellServerState stops it.
+    const earlier = !server.runDir && server.host === os.hostname();
+    if (!earlier && (await answersStatus(server))) return null;
     const seen = await cromwellServerState(config, server);
     if (seen.state === 'ended') return `The Cromwell server did not start: ${seen.why}`;
     if (Date.now() > deadline) {
       await stopCromwellServer(config, server);
-      const tail = await logTail(server.dir);
+      const tail = await logTail(server.runDir);
       return (
         `The Cromwell server did not answer within ${Math.round(config.cromwellStartTimeoutMs / 1000)} s (RUNYARD_CROMWELL_START_TIMEOUT_MS) and was stopped.` +
         (tail ? ` Its log ends with:\n${tail}` : '')
@@ -258,11 +355,15 @@ export async function waitUntilReady(config: Config, server: ManagedCromwell): P
   }
 }
 
-/** Stops the server's process (TERM, then KILL after the abort grace) and removes its jobs' inputs; resolves when none of it is left. */
+/**
+ * Stops the server's process (TERM, then KILL after the abort grace) and removes its jobs' inputs;
+ * resolves when none of it is left.
+ */
 export async function stopCromwellServer(config: Config, server: ManagedCromwell): Promise<void> {
   if (server.host !== os.hostname()) return;
   await localExecutor(config).kill(server.id, { force: false, graceMs: config.abortGraceMs });
-  await rm(path.join(server.dir, 'inputs'), { recursive: true, force: true });
+  // An earlier version's are in dir, among what its calls wrote: removed when the next one starts (makeCromwellDirs).
+  if (server.runDir) await removeBeneath(server.runDir, path.basename(inputsRootOf(server.runDir)));
 }
 
 /** Removes the inputs moved in for jobs (managedInputsDirOf) whose attempt no longer runs. */
@@ -270,10 +371,14 @@ export async function removeEndedInputs(
   server: ManagedCromwell,
   runs: (jobId: string, attempt: number) => Promise<boolean>,
 ): Promise<void> {
-  if (server.host !== os.hostname()) return;
-  const inputs = path.join(server.dir, 'inputs');
-  for (const name of await readdir(inputs).catch(() => [])) {
+  if (server.host !== os.hostname() || !server.runDir) return;
+  const inputs = path.basename(inputsRootOf(server.runDir));
+  const entries = await listBeneath(server.runDir, inputs).catch((e: unknown) => {
+    if (e instanceof BeneathError) return [];
+    throw e;
+  });
+  for (const { name } of entries) {
     const m = /^([0-9a-f]{24})-(\d+)$/.exec(name);
-    if (m && !(await runs(m[1]!, Number(m[2])))) await rm(path.join(inputs, name), { recursive: true, force: true });
+    if (m && !(await runs(m[1]!, Number(m[2])))) await removeBeneath(server.runDir, `${inputs}/${name}`);
   }
 }

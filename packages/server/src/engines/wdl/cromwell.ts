@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url';
 import type { TaskSpec } from '../../executors/executor.js';
 import { EngineError } from '../engine.js';
 import { baseTaskEnv, stdoutFileOf } from '../task-env.js';
-import { executionsDirOf as managedExecutionsDirOf, managedCromwellDir, managedInputsDirOf } from './cromwell-server.js';
+import {
+  executionsDirOf as managedExecutionsDirOf,
+  managedCromwellDir,
+  managedCromwellRunDir,
+  managedInputsDirOf,
+} from './cromwell-server.js';
 import { CONTROL_ENV, type CromwellControl } from './cromwell-task/control.mjs';
 import { WDL_TASK_SHARED_DIR, type WdlDriver, type WdlRun } from './driver.js';
 
@@ -58,15 +63,17 @@ function movedPaths(value: unknown, from: string, to: string): unknown {
 }
 
 /**
- * A server of Runyard's sees, of the machine, its own directory and the workspace's storage area
- * (cromwell-server.ts): the job's staged inputs (downloads, links to a folder's files) move into
- * its directory, and the inputs file follows them.
+ * A server of Runyard's sees, of the machine, its own directories, the workspace's storage area and
+ * its jobs' inputs (cromwell-server.ts): the job's staged inputs (downloads, links to a folder's
+ * files) move into the server's inputs directory (<dataDir>/run/engine-servers/<workspace>/inputs,
+ * the server's, which the sandbox shows read-only: nothing there is Cromwell's to change), and the
+ * inputs file follows them.
  */
 async function moveInputsToManagedServer(run: WdlRun): Promise<void> {
   const { job, paths } = run;
   const entries = await readdir(paths.inputs).catch(() => []);
   if (!entries.length) return;
-  const target = managedInputsDirOf(managedCromwellDir(run.config, job.workspace_id), job.id, job.attempt);
+  const target = managedInputsDirOf(managedCromwellRunDir(run.config, job.workspace_id), job.id, job.attempt);
   await rm(target, { recursive: true, force: true });
   await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
   try {
