@@ -1,6 +1,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
-import { listBeneath, removeBeneath } from '../storage/beneath.js';
+import { inDirBeneath, listBeneath, lstatBeneath, removeBeneath } from '../storage/beneath.js';
 import type { TaskSpec } from './executor.js';
 
 /**
@@ -20,7 +20,9 @@ import type { TaskSpec } from './executor.js';
  *
  * The local executor runs the whole array as one task (ARRAY_DRIVER, in one sandbox and cgroup that
  * hold `limit` rows); the Slurm executor as one Slurm array, a Slurm job per row
- * (slurm/array-element.ts).
+ * (slurm/array-element.ts), whose elements run outside the sandbox and so write only the array
+ * directory: each row's output goes to `<dir>/output-<i>`, and the server copies it into the
+ * row's log and the job's log (slurm/slurm-array.ts).
  */
 export interface ArrayRun {
   size: number;
@@ -112,12 +114,18 @@ function envRecords(env: Record<string, string>): Buffer {
 
 /**
  * Makes the attempt's array directory afresh with each row's environment file (0600: values may be
- * secrets to other local users), and the directory of the rows' logs.
+ * secrets to other local users), and the directory of the rows' logs. That one is in the job's
+ * logs, which an earlier attempt's task wrote: whatever it left in its place that is not a
+ * directory (a link, a file) is removed, never followed, and the directory made in its parent's handle.
  */
 export async function writeArrayRows(arrayDir: string, taskLogsDir: string, rows: Record<string, string>[]): Promise<void> {
   await removeBeneath(path.dirname(arrayDir), path.basename(arrayDir));
   await mkdir(arrayDir, { recursive: true, mode: 0o700 });
-  await mkdir(taskLogsDir, { recursive: true });
+  const logsDir = path.dirname(taskLogsDir);
+  await mkdir(logsDir, { recursive: true });
+  const found = await lstatBeneath(logsDir, path.basename(taskLogsDir));
+  if (found && !found.isDirectory()) await removeBeneath(logsDir, path.basename(taskLogsDir));
+  await inDirBeneath(logsDir, path.basename(taskLogsDir), async () => undefined, { create: true });
   for (const [i, env] of rows.entries()) {
     const file = await open(path.join(arrayDir, `env-${i}`), 'wx', 0o600);
     try {
@@ -151,8 +159,17 @@ export interface ArrayMarkers {
 
 /** An array directory's markers, from one listing (none yet, or no directory: empty). */
 export async function readArrayMarkers(dir: string): Promise<ArrayMarkers> {
+  return markersOf(await listArrayDir(dir));
+}
+
+/** The names in an array directory (none yet, or no directory: none). */
+export async function listArrayDir(dir: string): Promise<string[]> {
   // The tasks write the array directory: listed from its parent's handle, a link in its place is not followed.
-  const names = (await listBeneath(path.dirname(dir), path.basename(dir)).catch(() => [])).map((entry) => entry.name);
+  return (await listBeneath(path.dirname(dir), path.basename(dir)).catch(() => [])).map((entry) => entry.name);
+}
+
+/** The markers among the names of an array directory. */
+export function markersOf(names: string[]): ArrayMarkers {
   const markers: ArrayMarkers = { started: new Set(), exits: new Map() };
   for (const name of names) {
     const start = /^start-(\d+)$/.exec(name);

@@ -9,7 +9,17 @@ import { pidsLimitOf } from '../sandbox/cgroup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, wrapperArgv } from '../wrapper.js';
 import { BATCH_SCRIPT } from './batch-script.js';
-import { arrayElementArgv, arrayOption, concludeArray, readArrayRecord, writeArrayRecord, type ArrayEnd } from './slurm-array.js';
+import {
+  ArrayLogs,
+  arrayElementArgv,
+  arrayOption,
+  arrayOutputPattern,
+  concludeArray,
+  readArrayRecord,
+  slurmFileName,
+  writeArrayRecord,
+  type ArrayEnd,
+} from './slurm-array.js';
 import { runSlurm, slurmError } from './slurm-commands.js';
 import { SlurmPoller, type SlurmStatus } from './slurm-poller.js';
 import { meaningOf } from './slurm-states.js';
@@ -127,9 +137,15 @@ export class SlurmExecutor implements Executor {
       `--cpus-per-task=${cpus}`,
       ...(memoryGiB > 0 ? [`--mem=${Math.ceil(memoryGiB * 1024)}M`] : []),
       ...(task.timeLimitSeconds ? [`--time=${Math.max(1, Math.ceil(task.timeLimitSeconds / 60))}`] : []),
-      `--output=${task.logFile}`,
-      `--error=${task.logFile}`,
+      // Slurm opens the output as the submitting user, following links, whenever a job (an array's element) starts:
+      // an array's elements start while other rows run and write logs/, so theirs is in the control directory
+      // (slurm-array.ts, the server copies it into logs/); a single task's log is opened before its task runs.
+      `--output=${array ? arrayOutputPattern(array) : slurmFileName(task.logFile)}`,
+      `--error=${array ? arrayOutputPattern(array) : slurmFileName(task.logFile)}`,
       '--open-mode=append',
+      // Never run again by Slurm (a node's failure, a preemption): the log would be opened again after the
+      // task could replace it; Runyard retries a lost attempt itself.
+      '--no-requeue',
       `--chdir=${task.cwd}`,
       '--export=ALL',
       `--export-file=${envFile}`,
@@ -177,8 +193,37 @@ export class SlurmExecutor implements Executor {
 
   async wait(control: AttemptControl, stored: ExternalId, signal?: AbortSignal): Promise<TaskEnd> {
     const id = this.slurmId(stored);
-    const status = await (await this.pollerOf(id.cluster)).ended(id.jobId, signal);
-    return this.ended(control, id, status);
+    // Waited for first: waits that start together join the same poll.
+    const ending = (await this.pollerOf(id.cluster)).ended(id.jobId, signal);
+    const record = await readArrayRecord(control).catch((e: unknown) => {
+      ending.catch(() => undefined);
+      throw e;
+    });
+    if (!record) return this.ended(control, id, await ending);
+    // An array: its rows' output is copied into the job's logs while it runs, every poll.
+    const logs = new ArrayLogs(record);
+    const status = await this.following(ending, () => logs.follow());
+    return this.ended(control, id, status, logs);
+  }
+
+  /** What ending settles with; meanwhile step, every poll (its failures are left to the next one and to the end). */
+  private async following<T>(ending: Promise<T>, step: () => Promise<void>): Promise<T> {
+    let settled = false;
+    const done = ending.finally(() => {
+      settled = true;
+    });
+    const quiet = done.then(
+      () => undefined,
+      () => undefined,
+    );
+    while (!settled) {
+      await step().catch(() => undefined);
+      if (settled) break;
+      const pause = new AbortController();
+      await Promise.race([quiet, sleep(this.pollMs, undefined, { signal: pause.signal }).catch(() => undefined)]);
+      pause.abort();
+    }
+    return done;
   }
 
   async kill(stored: ExternalId, { force, graceMs }: KillOptions): Promise<void> {
@@ -216,13 +261,14 @@ export class SlurmExecutor implements Executor {
     return array.allRan ? array.exitCode : null;
   }
 
-  private async concludedArray(control: AttemptControl): Promise<ArrayEnd | null> {
-    const record = await readArrayRecord(control);
-    return record ? concludeArray(record) : null;
+  /** An array's end (null for a task that is not one); logs: what followed it while it ran. */
+  private async concludedArray(control: AttemptControl, logs?: ArrayLogs): Promise<ArrayEnd | null> {
+    const record = logs?.record ?? (await readArrayRecord(control));
+    return record ? concludeArray(record, logs) : null;
   }
 
-  private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus): Promise<TaskEnd> {
-    const array = status.kind === 'active' ? null : await this.concludedArray(control);
+  private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus, logs?: ArrayLogs): Promise<TaskEnd> {
+    const array = status.kind === 'active' ? null : await this.concludedArray(control, logs);
     const exitCode = await this.recordedExit(control, array);
     const stopped = await readLimits(control);
     const limits = stopped ? { limits: stopped } : {};
