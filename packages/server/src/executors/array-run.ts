@@ -1,6 +1,6 @@
 import { mkdir, open } from 'node:fs/promises';
 import path from 'node:path';
-import { inDirBeneath, listBeneath, lstatBeneath, removeBeneath } from '../storage/beneath.js';
+import { listBeneath, ownDirBeneath, removeBeneath } from '../storage/beneath.js';
 import type { TaskSpec } from './executor.js';
 
 /**
@@ -123,9 +123,7 @@ export async function writeArrayRows(arrayDir: string, taskLogsDir: string, rows
   await mkdir(arrayDir, { recursive: true, mode: 0o700 });
   const logsDir = path.dirname(taskLogsDir);
   await mkdir(logsDir, { recursive: true });
-  const found = await lstatBeneath(logsDir, path.basename(taskLogsDir));
-  if (found && !found.isDirectory()) await removeBeneath(logsDir, path.basename(taskLogsDir));
-  await inDirBeneath(logsDir, path.basename(taskLogsDir), async () => undefined, { create: true });
+  await ownDirBeneath(logsDir, path.basename(taskLogsDir));
   for (const [i, env] of rows.entries()) {
     const file = await open(path.join(arrayDir, `env-${i}`), 'wx', 0o600);
     try {

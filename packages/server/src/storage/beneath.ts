@@ -333,6 +333,16 @@ export async function inDirBeneath<T>(
   return withDir(root, rel, options, (dir) => fn(dir.ref));
 }
 
+/**
+ * The directory rel below root, made when missing; whatever a task left in its place that is not a
+ * directory (a link, a file) is removed first, never followed.
+ */
+export async function ownDirBeneath(root: string, rel: string): Promise<void> {
+  const found = await lstatBeneath(root, rel);
+  if (found && !found.isDirectory()) await removeBeneath(root, rel);
+  await makeDirsBeneath(root, rel);
+}
+
 /** Makes the directories of rel below root that are missing; a link or a file on the way is refused. */
 async function makeDirsBeneath(root: string, rel: string): Promise<void> {
   const names = namesOf(rel);

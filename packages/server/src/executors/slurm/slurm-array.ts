@@ -1,6 +1,6 @@
 import { open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { appendBeneath, BeneathError, inDirBeneath, lstatBeneath, openBeneath, removeBeneath } from '../../storage/beneath.js';
+import { appendBeneath, BeneathError, openBeneath, ownDirBeneath, removeBeneath } from '../../storage/beneath.js';
 import { arraySummaryLine, listArrayDir, markersOf, type ArrayMarkers, type ArrayRun } from '../array-run.js';
 import type { AttemptControl } from '../executor.js';
 import { claimFileOf } from '../wrapper.js';
@@ -113,16 +113,6 @@ function putThere(e: unknown): boolean {
 }
 
 /**
- * The directory rel below root (in logs/), made when missing; whatever is in its place that is not a
- * directory is removed (a link itself, never what it names).
- */
-async function ownDir(root: string, rel: string): Promise<void> {
-  const found = await lstatBeneath(root, rel);
-  if (found && !found.isDirectory()) await removeBeneath(root, rel);
-  await inDirBeneath(root, rel, async () => undefined, { create: true });
-}
-
-/**
  * A file the server writes in logs/ (a row's log, the job's log), opened to append with no link
  * followed. `fresh`, or when what is there is not a regular file of this one name (a task put a
  * link, a FIFO, a directory or a hard link in its place), that is removed and a new file made: then
@@ -139,7 +129,7 @@ async function openLogFile(root: string, rel: string, fresh: boolean): Promise<{
   for (let tries = 0; tries < 3; tries++) {
     try {
       const parent = path.posix.dirname(rel);
-      if (parent !== '.') await ownDir(root, parent);
+      if (parent !== '.') await ownDirBeneath(root, parent);
       await removeBeneath(root, rel);
       return { handle: await openBeneath(root, rel, 'create'), made: true };
     } catch (e) {
