@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import type { Executor, ExternalId, TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
 import { createExecutors } from '../../executors/registry.js';
-import { BeneathError, inDirBeneath, listBeneath, lstatBeneath, openBeneath, removeBeneath } from '../../storage/beneath.js';
+import { BeneathError, listBeneath, openBeneath, ownDirBeneath, removeBeneath } from '../../storage/beneath.js';
 import { defaultBucketOf } from '../../storage/storage-deps.js';
 import { EngineError } from '../engine.js';
 
@@ -187,11 +187,7 @@ async function makeCromwellDirs(dir: string): Promise<void> {
   const gid = process.getgid?.();
   if (uid !== undefined && gid !== undefined && (st.uid !== uid || st.gid !== gid)) await lchown(dir, uid, gid);
   for (const name of ['control', 'inputs']) await removeBeneath(dir, name);
-  for (const name of CROMWELL_DIRS) {
-    const found = await lstatBeneath(dir, name);
-    if (found && !found.isDirectory()) await removeBeneath(dir, name);
-    await inDirBeneath(dir, name, async () => undefined, { create: true });
-  }
+  for (const name of CROMWELL_DIRS) await ownDirBeneath(dir, name);
 }
 
 /**
