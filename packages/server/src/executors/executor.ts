@@ -51,6 +51,13 @@ export interface TaskSpec {
   confinement?: 'sandbox' | 'container';
   /** What the task may reach (config.ts TaskNetwork: outbound, none, host); none given: the executor's setting. */
   network?: TaskNetwork;
+  /**
+   * A TCP port the task listens on that the server reaches at 127.0.0.1:forwardPort (a free port of
+   * the host): forwarded into the task's own network namespace, where it must listen on all
+   * addresses (sandbox.ts listensInOwnNamespace says which); on the host's network it is the host's
+   * port. The local executor only.
+   */
+  forwardPort?: number;
   /** Which of the executor's clusters runs the task, and in which of its pools (a Slurm partition; none: its default). */
   placement?: { cluster: string; partition?: string };
   /** How long the task may run, where a limit is known (a batch system's time limit); none: no limit. */

@@ -113,6 +113,15 @@ export class LocalExecutor implements Executor {
     }
     const { pid } = started;
     this.children.set(pid, started);
+    if (task.forwardPort !== undefined && !inContainer) {
+      try {
+        await this.sandbox.forward?.(task, started.ended);
+      } catch (e) {
+        await this.kill({ backend: 'local', pid, startTime: started.startTime }, { force: true, graceMs: 0 });
+        await this.limits.discard(control);
+        throw new Error(`The task could not be started: ${(e as Error).message}`);
+      }
+    }
     // Its end may reach this process before anyone waits for it (a task that exits at once): the entry
     // stays for wait, which takes it; one that nobody waits for goes a while after its end.
     const forget = () => this.children.get(pid) === started && this.children.delete(pid);

@@ -183,6 +183,46 @@ describe("the managed Cromwell server's calls cannot reach the server's files", 
     assert.ok(await answers(server.url));
   });
 
+  it("its calls reach neither the host's loopback nor slirp's gateway nor the metadata address; Runyard reaches it through the forward", async () => {
+    await w.ok('PUT', `/api/v1/cromwell/stop?teamId=${w.ws}`);
+    await stopped();
+    const api = new URL(w.s.url).port;
+    // In the background once Cromwell answers on its own port (which shows a probe can succeed), as a call would.
+    javaDoes([
+      `API=${api}`,
+      'probe() { if timeout 5 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null; then echo "$1:$2 reached"; else echo "$1:$2 refused"; fi; }',
+      'port=$(printf "%s\\n" "$@" | sed -n "s/^-Dwebservice.port=//p")',
+      '(',
+      '  n=0; until probe 127.0.0.1 "$port" | grep -q reached || [ $n -ge 1200 ]; do n=$((n+1)); sleep 0.1; done',
+      '  { probe 127.0.0.1 "$port" | sed "s/$port/own/"; probe 127.0.0.1 "$API"; probe 10.0.2.2 "$API"; probe 10.0.2.2 "$port"; probe 169.254.169.254 80; } > net-probe.part',
+      '  mv net-probe.part net-probe.txt',
+      ') &',
+      runsFixture,
+    ]);
+    await w.ok('PUT', `/api/v1/cromwell/restart?teamId=${w.ws}`);
+    const server = await running();
+    assert.equal(server.url, `http://127.0.0.1:${server.managedProcess.port}`);
+    assert.ok(await answers(server.url));
+    const file = path.join(engineDir(), 'home', 'net-probe.txt');
+    const probe = await waitFor(
+      "the calls' network probes",
+      async () => (existsSync(file) ? readFileSync(file, 'utf8') : undefined),
+      120_000,
+    );
+    const port = server.managedProcess.port;
+    assert.equal(
+      probe,
+      [
+        '127.0.0.1:own reached',
+        `127.0.0.1:${api} refused`,
+        `10.0.2.2:${api} refused`,
+        `10.0.2.2:${port} refused`,
+        '169.254.169.254:80 refused',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('a server an earlier version started is stopped when found; what it left is removed at the next start, links not followed', async () => {
     const first = await running();
     // A record of an earlier version: no runDir, its files in dir.

@@ -7,6 +7,7 @@ import type { Config } from '../../config.js';
 import type { Executor, ExternalId, TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
 import { createExecutors } from '../../executors/registry.js';
+import { listensInOwnNamespace } from '../../executors/sandbox/sandbox.js';
 import { BeneathError, listBeneath, openBeneath, ownDirBeneath, removeBeneath } from '../../storage/beneath.js';
 import { defaultBucketOf } from '../../storage/storage-deps.js';
 import { EngineError } from '../engine.js';
@@ -219,7 +220,8 @@ export async function cromwellServerTask(
       java,
       ...(config.cromwellConfigFile ? [`-Dconfig.file=${config.cromwellConfigFile}`] : []),
       `-Dwebservice.port=${port}`,
-      '-Dwebservice.interface=127.0.0.1',
+      // In a network namespace of its own, the forward from the host's 127.0.0.1 reaches its tap address.
+      `-Dwebservice.interface=${listensInOwnNamespace(config) ? '0.0.0.0' : '127.0.0.1'}`,
       `-Dbackend.providers.Local.config.root=${executions}`,
       `-Dworkflow-options.workflow-log-dir=${workflowLogs}`,
       '-jar',
@@ -240,8 +242,10 @@ export async function cromwellServerTask(
       inputs,
       ...workspaceArea,
     ],
-    // Its calls may fetch what they need (containers are not run here: the sandbox hides the runtime).
-    network: 'host',
+    // The tasks' network (its calls are the workspace's code): on the default, its calls fetch what they
+    // need (containers are not run here: the sandbox hides the runtime) and reach nothing of the host; the
+    // server reaches Cromwell's port through the forward to the host's 127.0.0.1.
+    forwardPort: port,
   };
 }
 

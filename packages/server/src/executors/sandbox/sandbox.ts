@@ -8,6 +8,7 @@ import { isPathInside } from '../../storage/local.js';
 import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, TASK_ID, type HostUser, type NetworkPlan } from './bwrap.js';
 import { EtcSnapshot } from './etc-snapshot.js';
 import { findOutboundTools, hostAddressWords, outboundLauncher, outboundUnavailable } from './task-network.js';
+import { addHostForward, forwardSocketOf } from './slirp-api.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
@@ -26,6 +27,12 @@ export interface Sandbox {
    * (cwd, writable) and what it reads inside the data directory, without following links.
    */
   prepare?(task: TaskSpec): Promise<void>;
+  /**
+   * Once a task with a forwardPort has started: makes that port of its namespace reachable on the
+   * host's 127.0.0.1 (slirp-api.ts). Absent where the task shares the host's network (it listens on
+   * the host's loopback itself). ended: the task's end, which stops the wait.
+   */
+  forward?(task: TaskSpec, ended: Promise<unknown>): Promise<void>;
 }
 
 export type SandboxSettings = Pick<Config, 'sandbox' | 'taskNetwork' | 'taskPath'> &
@@ -88,11 +95,16 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
   const tun = settings.taskNetwork === 'outbound' ? outboundUnavailable() : null;
   if (tun) throw new SandboxError(tun);
   const plan = (task: TaskSpec, fifos: string): NetworkPlan => {
-    const network = task.network ?? settings.taskNetwork;
+    const network = networkOf(task, settings);
     if (network !== 'outbound') return { network, launcher: null };
     if (typeof tools === 'string') throw new Error(tools);
+    let forward = null;
+    if (task.forwardPort !== undefined) {
+      if (!fifos) throw new Error('A task whose port the server reaches runs on the local executor only.');
+      forward = { apiSocket: forwardSocketOf(fifos, task.forwardPort), closed: (task.network ?? settings.taskNetwork) === 'none' };
+    }
     // On this host, its addresses as the server sees them now (one process less per task); on a cluster's node, ip's.
-    return { network, launcher: outboundLauncher(tools, fifos, fifos ? hostAddressWords() : '') };
+    return { network, launcher: outboundLauncher(tools, fifos, fifos ? hostAddressWords() : '', forward) };
   };
   const etc = etcCopies ? new EtcSnapshot(etcCopies, ETC_ENTRIES) : null;
   const user = taskHostUser(settings);
@@ -105,7 +117,30 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
     statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, plan(task, localFifos()), statusFd, etc?.view() ?? null, user),
     note: null,
     ...(user && { prepare: (task: TaskSpec) => giveTaskItsFiles(task, user, settings.dataDir) }),
+    forward: async (task, ended) => {
+      if (task.forwardPort === undefined || networkOf(task, settings) !== 'outbound') return;
+      await addHostForward(forwardSocketOf(localFifos(), task.forwardPort), task.forwardPort, ended);
+    },
   };
+}
+
+/**
+ * The network a task gets: its own or the executor's setting; a `none` task whose port the server
+ * reaches (forwardPort) gets a namespace of its own with that port forwarded and nothing else out
+ * (task-network.ts taskRules, closed).
+ */
+function networkOf(task: TaskSpec, settings: Pick<SandboxSettings, 'taskNetwork'>): TaskNetwork {
+  const network = task.network ?? settings.taskNetwork;
+  return network === 'none' && task.forwardPort !== undefined ? 'outbound' : network;
+}
+
+/**
+ * Whether a task of these settings that listens on a port for the server (forwardPort) must listen
+ * on all addresses of its own namespace (where slirp4netns's forward reaches it) rather than on
+ * 127.0.0.1, which is then the host's loopback (no sandbox, or the host's network).
+ */
+export function listensInOwnNamespace(settings: Pick<SandboxSettings, 'sandbox' | 'taskNetwork'>, network?: TaskNetwork): boolean {
+  return settings.sandbox === 'bwrap' && (network ?? settings.taskNetwork) !== 'host';
 }
 
 /**

@@ -84,19 +84,33 @@ export const BLOCKED_IPV4 = [
 export const BLOCKED_IPV6 = ['::/127', '::ffff:0:0/96', 'fc00::/7', 'fe80::/10', 'ff00::/8'];
 
 /** The nftables rules of a task's namespace, before the host's own addresses (added by the helper, which knows the host it runs on). */
-export const TASK_RULES = [
-  'table inet runyard {',
-  '  chain output {',
-  '    type filter hook output priority 0; policy accept;',
-  '    oifname "lo" accept',
-  `    ip daddr ${TASK_DNS} meta l4proto { tcp, udp } th dport 53 accept`,
-  `    ip daddr { ${BLOCKED_IPV4.join(', ')} } reject`,
-  `    ip6 daddr { ${BLOCKED_IPV6.join(', ')} } reject`,
-].join('\n');
+export const TASK_RULES = taskRules();
+
+/**
+ * The rules for a task's namespace. forwarded: the server reaches a port of the task through
+ * slirp4netns (add_hostfwd), whose connections come from its gateway, 10.0.2.2: their replies are
+ * accepted as part of a connection the other side opened (what the task opens itself is new, and
+ * still refused). closed: nothing but those replies and the namespace's own loopback leaves it (a
+ * task of a `none` network whose port the server must reach).
+ */
+export function taskRules(options: { forwarded?: boolean; closed?: boolean } = {}): string {
+  return [
+    'table inet runyard {',
+    '  chain output {',
+    '    type filter hook output priority 0; policy accept;',
+    '    oifname "lo" accept',
+    ...(options.forwarded || options.closed ? ['    ct state established,related accept'] : []),
+    ...(options.closed ? ['    reject'] : []),
+    `    ip daddr ${TASK_DNS} meta l4proto { tcp, udp } th dport 53 accept`,
+    `    ip daddr { ${BLOCKED_IPV4.join(', ')} } reject`,
+    `    ip6 daddr { ${BLOCKED_IPV6.join(', ')} } reject`,
+  ].join('\n');
+}
 
 /**
  * The helper, run in the background by the launcher (below) with the FIFOs' base name, the pid that
- * becomes the sandbox, the server's uid, the tools, the rules and the host's addresses. The
+ * becomes the sandbox, the server's uid, the tools, the rules, the host's addresses and (for a task
+ * whose port the server reaches) the path of slirp4netns's API socket. The
  * launcher's pid execs unshare, which gives it a network namespace of its own (and, for a server
  * that is not root, a user namespace that owns it), then a shell that tells the helper so on the .i
  * FIFO and waits on the .g FIFO before it execs bwrap. Meanwhile the helper loads the rules into that namespace (plus a reject of each of the
@@ -107,7 +121,7 @@ export const TASK_RULES = [
  * network (.g reads end of file once the helper is gone) and a line in its log that says why.
  */
 export const NETWORK_HELPER_SCRIPT = [
-  'f=$1 p=$2 uid=$3 slirp=$4 nsenter=$5 nft=$6 ip=$7 rules=$8 addrs=$9',
+  'f=$1 p=$2 uid=$3 slirp=$4 nsenter=$5 nft=$6 ip=$7 rules=$8 addrs=$9 api=${10}',
   'exec 7<"$f.x" 4<"$f.i"',
   'read -r x <&4',
   'exec 4<&- 5>"$f.g"',
@@ -132,7 +146,9 @@ export const NETWORK_HELPER_SCRIPT = [
   "  printf 'Runyard: /dev/net/tun is closed to the server\\047s user: this task runs without a network.\\n' >&2",
   '  exit 0',
   'fi',
-  'exec "$slirp" --configure --mtu=65520 --disable-host-loopback $box --enable-seccomp --ready-fd=5 --exit-fd=7 $user --netns-type=path "/proc/$p/ns/net" tap0 >/dev/null 2>&1',
+  // A port the server reaches (forwardPort): slirp4netns's API socket, where the server asks for the forward.
+  'if [ -n "$api" ]; then rm -f "$api"; set -- --api-socket "$api"; else set --; fi',
+  'exec "$slirp" --configure --mtu=65520 --disable-host-loopback $box --enable-seccomp "$@" --ready-fd=5 --exit-fd=7 $user --netns-type=path "/proc/$p/ns/net" tap0 >/dev/null 2>&1',
 ].join('\n');
 
 /**
@@ -154,8 +170,8 @@ export const NETWORK_LAUNCH_SCRIPT = [
   // Root or not (the server's user, read without a process), for the launcher and the helper alike.
   'uid=',
   'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
-  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$1" "$2" "$3" "$4" "$5" "$6" &',
-  'shift 6',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$1" "$2" "$3" "$4" "$5" "$6" "$7" &',
+  'shift 7',
   'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
   `exec "$unshare" --net $u -- /bin/sh -c 'printf x >"$1"; read -r x <"$2"; shift 2; exec "$@"' runyard-netns "$f.i" "$f.g" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
 ].join('\n');
@@ -176,7 +192,12 @@ export function hostAddressWords(): string {
  * The argv before bwrap's (its options included OUTBOUND_BWRAP_OPTIONS) for a task with an outbound
  * network. fifoDir: a folder of the server's that no task sees; '' on a cluster's node ($TMPDIR).
  */
-export function outboundLauncher(tools: OutboundTools, fifoDir: string, hostAddresses = ''): string[] {
+export function outboundLauncher(
+  tools: OutboundTools,
+  fifoDir: string,
+  hostAddresses = '',
+  forward: { apiSocket: string; closed: boolean } | null = null,
+): string[] {
   return [
     '/bin/sh',
     '-c',
@@ -190,7 +211,8 @@ export function outboundLauncher(tools: OutboundTools, fifoDir: string, hostAddr
     tools.nsenter,
     tools.nft,
     tools.ip,
-    TASK_RULES,
+    forward ? taskRules({ forwarded: true, closed: forward.closed }) : TASK_RULES,
     hostAddresses,
+    forward?.apiSocket ?? '',
   ];
 }
