@@ -58,6 +58,14 @@ export interface TaskSpec {
    * port. The local executor only.
    */
   forwardPort?: number;
+  /**
+   * For some of `readable` (by the path given): `/proc/<server pid>/fd/<n>`, a handle the server
+   * opened when it checked the file and holds until the task ends. The local executor hands it to
+   * bwrap as a descriptor (sandbox/bwrap.ts heldInputs), so a task that changes the path meanwhile
+   * (a link swapped in on the way) changes nothing. Executors whose tasks run on other machines
+   * bind by path.
+   */
+  bindSources?: Record<string, string>;
   /** Which of the executor's clusters runs the task, and in which of its pools (a Slurm partition; none: its default). */
   placement?: { cluster: string; partition?: string };
   /** How long the task may run, where a limit is known (a batch system's time limit); none: no limit. */

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { AttemptControl, Executor, ExternalId, KillOptions, TaskEnd, TaskSpec, TaskState } from './executor.js';
 import { currentThreadId, groupHasLiveMembers, isRunning, readProcStat } from './proc.js';
 import { TaskLimits } from './sandbox/limits.js';
+import { heldInputs } from './sandbox/bwrap.js';
 import { defaultSandbox, type Sandbox } from './sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, readPidFile, STATUS_FD, wrapperArgv } from './wrapper.js';
 import { isStopArgv, readArgvFile, runOomProbe, runStop, writeArgvFile } from './stop-command.js';
@@ -93,11 +94,14 @@ export class LocalExecutor implements Executor {
     const inContainer = task.confinement === 'container';
     let program: string;
     let args: string[];
+    let inherit: string[] = [];
     try {
       // bwrap reports the task's exit status itself: the wrapper execs it rather than forking for it.
       const statusArgv = inContainer ? undefined : this.sandbox.statusArgv?.(task, STATUS_FD);
       const argv = statusArgv ?? (inContainer ? task.argv : this.sandbox.argv(task));
       [program, ...args] = wrapperArgv(control, argv, limits.procsFiles, statusArgv !== undefined);
+      // The inputs the server holds open, handed to bwrap as fds for its --ro-bind-fd (sandbox/bwrap.ts heldInputs).
+      if (statusArgv && this.sandbox.kind === 'bwrap') inherit = heldInputs(task).map((h) => h.source);
     } catch (e) {
       await this.limits.discard(control);
       throw e;
@@ -106,7 +110,15 @@ export class LocalExecutor implements Executor {
     const logHead = logLinesText([inContainer ? null : this.sandbox.note, limits.note, ...(task.preamble ?? [])]);
     let started: DetachedTask;
     try {
-      started = await this.spawner.startDetached({ program, args, cwd: task.cwd, env: task.env, logFile: task.logFile, logHead });
+      started = await this.spawner.startDetached({
+        program,
+        args,
+        cwd: task.cwd,
+        env: task.env,
+        logFile: task.logFile,
+        logHead,
+        ...(inherit.length && { inherit }),
+      });
     } catch (e) {
       await this.limits.discard(control);
       throw new Error(`The task could not be started: ${(e as Error).message}`);

@@ -6,7 +6,7 @@ import { engineServerOf } from '../store/engine-server-lookup.js';
 import type { AttemptControl, Executor, ExternalId, TaskEnd, TaskSpec } from '../executors/executor.js';
 import { attemptStatus, markRunning } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
-import { stageInputs } from '../staging/inputs.js';
+import { releaseInputs, stageInputs, type JobInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { jobResources } from '../instance-types/job-resources.js';
 import { runTimeLimitSeconds } from './cost.js';
@@ -61,6 +61,8 @@ export class AttemptRunner {
   private killingForce = false;
   /** Bash array jobs: how many tasks (read with the job). */
   private arraySize: number | null = null;
+  /** What staging held open for the task (released when the attempt's run ends). */
+  private inputs: JobInputs | null = null;
 
   constructor(
     private readonly ctx: SchedulerContext,
@@ -74,13 +76,18 @@ export class AttemptRunner {
 
   /** A freshly claimed job: run it from the start. */
   async run(): Promise<void> {
-    const launching = this.launch();
-    this.launched = launching.then(
-      () => undefined,
-      () => undefined,
-    );
-    const id = await launching;
-    if (id) await this.follow(id);
+    try {
+      const launching = this.launch();
+      this.launched = launching.then(
+        () => undefined,
+        () => undefined,
+      );
+      const id = await launching;
+      if (id) await this.follow(id);
+    } finally {
+      // The inputs held open for the sandbox's binds, until its task has ended.
+      if (this.inputs) await releaseInputs(this.inputs);
+    }
   }
 
   /** A task that is already running (found by the reaper): follow it to its end. */
@@ -202,7 +209,8 @@ export class AttemptRunner {
         mkdirSync(paths.work, { recursive: true });
         await pullWorkDir(this.ctx, paths);
       }),
-      stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, paths.inputs),
+      // Kept as soon as staged, so that what it holds open is released even when the rest fails.
+      stageInputs({ db, blobs, secretKeyFile: config.secretKeyFile }, job, paths.inputs).then((staged) => (this.inputs = staged)),
       job.queue_id ? queuePlacement.executeTakeFirst(db, { id: job.queue_id }) : undefined,
     ]);
     // The queue's network, where it sets one, for the engine (a container's --network) and the sandbox alike.
@@ -218,6 +226,10 @@ export class AttemptRunner {
     // directory (sources, params file, staged inputs) and the files of the store it reads.
     task.writable = [this.paths.work, this.paths.logs, this.paths.results, ...(task.writable ?? [])];
     task.readable = [this.paths.control, ...inputs.readPaths, ...(task.readable ?? [])];
+    // The local store's inputs, bound from the handles staging opened when it checked them (never by a path that a
+    // running task of the workspace could change meanwhile).
+    if (inputs.held.length)
+      task.bindSources = Object.fromEntries(inputs.held.map(({ path, handle }) => [path, `/proc/${process.pid}/fd/${handle.fd}`]));
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
     // An array task: what each of its rows is given (the executor holds what the rows running at once need).
     const { cpus, memoryGiB } = jobResources(config, job);

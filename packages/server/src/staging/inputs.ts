@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import type { Kysely } from 'kysely';
@@ -56,6 +56,12 @@ export interface JobInputs {
   paramsFile: Record<string, unknown> | null;
   /** Host paths (files or directories) the task reads its inputs from: mounted read-only into a container. */
   readPaths: string[];
+  /**
+   * The local store's files and folders among readPaths, held open from the check on (below their bucket, links
+   * followed only inside it), for the sandbox to bind from the handle: a running task of the workspace may change
+   * the path meanwhile (swap a folder on the way for a link out). Closed by releaseInputs once the task has ended.
+   */
+  held: { path: string; handle: FileHandle }[];
   /** Lines for the job's log. */
   notes: string[];
   /** Bash array jobs: the array file's bytes, read through the store (never by a path a task could change). */
@@ -183,22 +189,47 @@ async function step<T>(what: string, fn: () => Promise<T>): Promise<T> {
 
 /** Stages the inputs of a job for its task into `inputsDir` (see the module comment). Throws an EngineError naming the input that failed. */
 export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: string): Promise<JobInputs> {
+  const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], held: [], notes: [] };
+  try {
+    return await stageInto(deps, job, inputsDir, out);
+  } catch (e) {
+    await releaseInputs(out);
+    throw e;
+  }
+}
+
+/** Closes what staging held open for the task's binds. */
+export async function releaseInputs(inputs: Pick<JobInputs, 'held'>): Promise<void> {
+  const held = inputs.held.splice(0);
+  await Promise.all(held.map(({ handle }) => handle.close().catch(() => undefined)));
+}
+
+async function stageInto(deps: StageDeps, job: JobRow, inputsDir: string, out: JobInputs): Promise<JobInputs> {
   const { db, blobs } = deps;
   const local = Boolean(blobs.localPath);
-  const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
-  const out: JobInputs = { parameters: new Map(), paramsFile: null, readPaths: [], notes: [] };
   // An earlier attempt's copies go (looked for at once: usually there are none, and a round trip through the thread pool waits milliseconds).
   if (existsSync(inputsDir)) await rm(inputsDir, { recursive: true, force: true });
   const used = new Set<string>();
-  const localPathOf = (bucket: string, key: string) => blobs.localPath!(bucket, key);
+  const stored = JSON.parse(job.parameters_json || '[]') as StoredParameter[];
+  /**
+   * A local store's file or folder the task reads in place: its path (as the task names it), held open from now
+   * on for the bind (JobInputs.held). A folder where a file is wanted, or the reverse, is not found.
+   */
+  const hold = async (bucket: string, key: string, kind: 'file' | 'folder'): Promise<string> => {
+    const where = await blobs.localPath!(bucket, key);
+    const handle = await blobs.holdLocal!(bucket, key);
+    out.held.push({ path: where, handle });
+    const st = await handle.stat();
+    if (kind === 'file' ? !st.isFile() : !st.isDirectory()) throw new BlobNotFoundError(bucket, key);
+    out.readPaths.push(where);
+    return where;
+  };
   // A File Explorer file: on the local store the stored file itself (tasks only read it), else a copy in <inputs>/<dir>/.
   const stageFile = async (id: string, dirName: string): Promise<StagedParameter> => {
     const file = await findInputFile(db, job.workspace_id, id);
     if (!file) throw new EngineError(`file ${id} is no longer in this workspace`);
     if (local) {
-      const file_ = await localPathOf(file.bucket!, file.storage_key!);
-      if (!(await stat(file_).catch(() => null))?.isFile()) throw new BlobNotFoundError(file.bucket!, file.storage_key!);
-      out.readPaths.push(file_);
+      const file_ = await hold(file.bucket!, file.storage_key!, 'file');
       return { value: file_, files: [file_] };
     }
     const dir = path.join(inputsDir, dirName);
@@ -229,9 +260,8 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
             .sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
           if (!matched.length) out.notes.push(`Runyard: no file of the folder of parameter "${name}" matches ${pattern}.`);
           if (local && folder.kind === 'folder' && isStorageFolder(folder.row)) {
-            const dir = await localPathOf(folder.row.bucket!, folder.row.storage_key!);
-            out.readPaths.push(dir);
-            return { value: `${dir}/${pattern}`, files: await Promise.all(matched.map((o) => localPathOf(o.bucket, o.key))) };
+            const dir = await hold(folder.row.bucket!, folder.row.storage_key!, 'folder');
+            return { value: `${dir}/${pattern}`, files: await Promise.all(matched.map((o) => blobs.localPath!(o.bucket, o.key))) };
           }
           const dir = path.join(inputsDir, dirNameFor(name, used));
           await mkdir(dir, { recursive: true });
@@ -239,10 +269,9 @@ export async function stageInputs(deps: StageDeps, job: JobRow, inputsDir: strin
           for (const o of matched) {
             const target = inside(dir, o.rel);
             if (local) {
-              const source = await localPathOf(o.bucket, o.key);
+              const source = await hold(o.bucket, o.key, 'file');
               await mkdir(path.dirname(target), { recursive: true });
               await symlink(source, target);
-              out.readPaths.push(source);
             } else await pullFile(blobs, o.bucket, o.key, target);
             files.push(target);
           }

@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 
 /**
@@ -79,6 +80,12 @@ export interface BlobStore {
    * bucket, so that the local executor can write a job's files in place.
    */
   localPath?(bucket: string, key: string): Promise<string>;
+  /**
+   * Only the local store: the key's file or folder, opened below its bucket (links followed only inside it), for a
+   * task's sandbox to bind from the handle rather than by a path that a running task could change meanwhile
+   * (staging/inputs.ts). BlobNotFoundError when it does not exist. The caller closes it.
+   */
+  holdLocal?(bucket: string, key: string): Promise<FileHandle>;
 }
 
 /** Base class of the errors a blob store throws on purpose; anything else (network, permissions) bubbles as it came. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, realpathSync, statSync, type Dirent } from 'node:fs';
+import { constants, createWriteStream, realpathSync, statSync, type Dirent } from 'node:fs';
 import { lstat, mkdir, open, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
@@ -159,6 +159,22 @@ export class LocalBlobStore implements BlobStore {
         if (e instanceof BeneathError && e.reason === 'outside') this.blobError(e, bucket, key);
       });
     return target;
+  }
+
+  async holdLocal(bucket: string, key: string): Promise<FileHandle> {
+    checkKey(key);
+    const rel = this.relOf(bucket, key);
+    const bucketRoot = await this.bucketRoot(bucket);
+    if (!bucketRoot) throw new BlobNotFoundError(bucket, key);
+    try {
+      return await openBeneath(bucketRoot, rel, 'read', LINKS_INSIDE);
+    } catch (e) {
+      if (!(e instanceof BeneathError) || e.reason !== 'special') this.blobError(e, bucket, key);
+    }
+    // Not a regular file: a folder, opened again through the magic link of the handle that reached it (never by its path).
+    return inDirBeneath(bucketRoot, rel, (dir) => open(dir, constants.O_RDONLY | constants.O_DIRECTORY), LINKS_INSIDE).catch((e: unknown) =>
+      this.blobError(e, bucket, key),
+    );
   }
 
   // ---- reading -----------------------------------------------------------------------------------------------

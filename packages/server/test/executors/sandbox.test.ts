@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor } from '../../src/executors/local.js';
-import { bwrapArgv, ETC_ENTRIES } from '../../src/executors/sandbox/bwrap.js';
+import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, heldInputs } from '../../src/executors/sandbox/bwrap.js';
+import { INHERITED_FD_BASE } from '../../src/executors/spawner/spawner-messages.js';
 import { createSandbox, SandboxError, UNCONFINED_NOTE, type SandboxSettings } from '../../src/executors/sandbox/sandbox.js';
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
@@ -235,6 +236,36 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
       a === '--bind' || (a === '--ro-bind-try' && argv[i + 1].startsWith('/srv/')) ? [`${a} ${argv[i + 1]}`] : [],
     );
     assert.deepEqual(binds, ['--bind /srv/job/work', '--bind /srv/job/logs', '--ro-bind-try /srv/job/work/input']);
+  });
+
+  it("inputs the server holds open are bound from the fds the spawner hands on, on this host's tasks only", () => {
+    const task: TaskSpec = {
+      argv: ['sh'],
+      env: { PATH: '/usr/bin' },
+      cwd: '/srv/job/work',
+      readable: ['/srv/store/b/reads.fq', '/srv/store/b/lanes', '/srv/job/control'],
+      bindSources: { '/srv/store/b/reads.fq': '/proc/1/fd/40', '/srv/store/b/lanes': '/proc/1/fd/41' },
+      logFile: '/srv/job/logs/log',
+    };
+    assert.deepEqual(heldInputs(task), [
+      { dest: '/srv/store/b/lanes', source: '/proc/1/fd/41', fd: INHERITED_FD_BASE },
+      { dest: '/srv/store/b/reads.fq', source: '/proc/1/fd/40', fd: INHERITED_FD_BASE + 1 },
+    ]);
+    const binds = (argv: string[]) =>
+      argv.flatMap((a, i) =>
+        /^--ro-bind(-try|-fd)$/.test(a) && argv[i + 2]?.startsWith('/srv/') ? [`${a} ${argv[i + 1]} ${argv[i + 2]}`] : [],
+      );
+    assert.deepEqual(binds(bwrapStatusArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null }, 3)), [
+      '--ro-bind-try /srv/job/control /srv/job/control',
+      `--ro-bind-fd ${INHERITED_FD_BASE + 1} /srv/store/b/reads.fq`,
+      `--ro-bind-fd ${INHERITED_FD_BASE} /srv/store/b/lanes`,
+    ]);
+    // A task of another host (Slurm's argv): by path.
+    assert.deepEqual(binds(bwrapArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null })), [
+      '--ro-bind-try /srv/job/control /srv/job/control',
+      '--ro-bind-try /srv/store/b/reads.fq /srv/store/b/reads.fq',
+      '--ro-bind-try /srv/store/b/lanes /srv/store/b/lanes',
+    ]);
   });
 
   it('bwrap missing: an error that names the setting, never a fallback to the host', () => {

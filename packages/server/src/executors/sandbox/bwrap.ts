@@ -4,6 +4,7 @@ import type { TaskSpec } from '../executor.js';
 import type { EtcView } from './etc-snapshot.js';
 import type { TaskNetwork } from '../../config.js';
 import { OUTBOUND_BWRAP_OPTIONS } from './task-network.js';
+import { INHERITED_FD_BASE } from '../spawner/spawner-messages.js';
 
 /**
  * How a task reaches the network (task-network.ts): its kind, and for an outbound network the argv
@@ -159,14 +160,28 @@ function pathDirs(task: TaskSpec): string[] {
  * inside a writable directory stays read-only). A path named twice the same way (a bash job's work
  * directory is its cwd and one of its writable directories) is bound once.
  */
-function bindArgs(readable: string[], writable: string[]): string[] {
+function bindArgs(readable: string[], writable: string[], heldFds: Map<string, number>): string[] {
   const named = [
     ...readable.map((p) => ({ p: path.resolve(p), flag: '--ro-bind-try' })),
     ...writable.map((p) => ({ p: path.resolve(p), flag: '--bind' })),
   ];
   const binds = named.filter((b, i) => named.findIndex((o) => o.p === b.p && o.flag === b.flag) === i);
   binds.sort((a, b) => a.p.split('/').length - b.p.split('/').length);
-  return binds.flatMap(({ p, flag }) => [flag, p, p]);
+  return binds.flatMap(({ p, flag }) => {
+    // A read-only input held open by the server is bound from the fd it was handed (heldInputs), not its path:
+    // bwrap checks that what it mounted is that file (its device and inode), and fails the task otherwise.
+    const fd = flag === '--ro-bind-try' ? heldFds.get(p) : undefined;
+    return fd === undefined ? [flag, p, p] : ['--ro-bind-fd', String(fd), p];
+  });
+}
+
+/**
+ * The inputs a local task gets as open files (TaskSpec.bindSources), in the order of the fds the
+ * spawner hands it (DetachedRequest.inherit, from INHERITED_FD_BASE on), each with its destination.
+ */
+export function heldInputs(task: TaskSpec): { dest: string; source: string; fd: number }[] {
+  const byDest = new Map(Object.entries(task.bindSources ?? {}).map(([dest, source]) => [path.resolve(dest), source]));
+  return [...byDest.keys()].sort().map((dest, i) => ({ dest, source: byDest.get(dest)!, fd: INHERITED_FD_BASE + i }));
 }
 
 /**
@@ -184,7 +199,12 @@ function bindArgs(readable: string[], writable: string[]): string[] {
  * same when the wrapper is killed.
  */
 export function bwrapArgv(bwrap: string, task: TaskSpec, net: NetworkPlan, user: HostUser = null): string[] {
-  return [...launcherOf(net), ENV, `--ignore-signal=${STOP_SIGNALS}`, ...bwrapCommand(bwrap, task, net.network, true, null, user)];
+  return [
+    ...launcherOf(net),
+    ENV,
+    `--ignore-signal=${STOP_SIGNALS}`,
+    ...bwrapCommand(bwrap, task, net.network, true, null, user, new Map()),
+  ];
 }
 
 /** What runs before bwrap: the outbound network's launcher, or nothing. */
@@ -205,7 +225,8 @@ function launcherOf(net: NetworkPlan): string[] {
  *
  * etc: a copy of the /etc entries on this host (etc-snapshot.ts), bound in one mount; null binds
  * each entry. A task that binds a path under /etc (e.g. /etc/java-17-openjdk) gets each entry
- * bound: the copy is read-only and has no mount point for it.
+ * bound: the copy is read-only and has no mount point for it. Inputs the server holds open are bound
+ * from the fds the spawner hands on (heldInputs): this host's tasks only.
  */
 export function bwrapStatusArgv(
   bwrap: string,
@@ -215,7 +236,7 @@ export function bwrapStatusArgv(
   etc: EtcView | null = null,
   user: HostUser = null,
 ): string[] {
-  const [program, ...rest] = bwrapCommand(bwrap, task, net.network, false, etc, user);
+  const [program, ...rest] = bwrapCommand(bwrap, task, net.network, false, etc, user, new Map(heldInputs(task).map((h) => [h.dest, h.fd])));
   return [...launcherOf(net), program, '--json-status-fd', String(statusFd), ...rest];
 }
 
@@ -227,6 +248,7 @@ function bwrapCommand(
   dieWithParent: boolean,
   etc: EtcView | null,
   user: HostUser,
+  heldFds: Map<string, number>,
 ): string[] {
   // env would read a NAME=VALUE first word as a variable, not as the program.
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
@@ -265,7 +287,7 @@ function bwrapCommand(
     '--tmpfs',
     '/var/tmp',
     ...openParents(user, [...readable, ...writable]),
-    ...bindArgs(readable, writable),
+    ...bindArgs(readable, writable, heldFds),
     // The root that bwrap builds (the folders leading to the binds) is read-only too: nothing is written outside the binds and /tmp.
     '--remount-ro',
     '/',

@@ -9,7 +9,17 @@ export interface DetachedRequest {
   logFile: string;
   /** Written at the end of the log before the task starts (the server's notes): one open of the log, not two. */
   logHead?: string;
+  /**
+   * Files and folders the task gets open, on fds INHERITED_FD_BASE, +1, ... in this order: each a
+   * `/proc/<server pid>/fd/<n>` of a handle the server holds, opened by the spawner through that
+   * link (the very file the server checked, never a path looked up again) for the sandbox's
+   * --ro-bind-fd (sandbox/bwrap.ts).
+   */
+  inherit?: string[];
 }
+
+/** The first fd of DetachedRequest.inherit in the task (above the wrapper's status fd and the network launcher's 7 and 8). */
+export const INHERITED_FD_BASE = 20;
 
 /** A command to run to its end, its output captured (Slurm's commands). */
 export interface CaptureRequest {

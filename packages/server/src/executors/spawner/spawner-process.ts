@@ -4,12 +4,19 @@
 // the scheduler's thread. Where the native module is built, its tasks start with posix_spawn, which
 // copies nothing of this process either (native-spawn.ts). It exits when its parent goes; detached
 // tasks keep running.
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type StdioOptions } from 'node:child_process';
 import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readProcStat } from '../proc.js';
 import { loadNativeSpawn, NATIVE_SPAWN_ENV, nulFreeEnvironment } from './native-spawn.js';
-import { sendReply, type CaptureRequest, type DetachedRequest, type SpawnerReply, type SpawnerRequest } from './spawner-messages.js';
+import {
+  INHERITED_FD_BASE,
+  sendReply,
+  type CaptureRequest,
+  type DetachedRequest,
+  type SpawnerReply,
+  type SpawnerRequest,
+} from './spawner-messages.js';
 
 const send = (reply: SpawnerReply): void => sendReply(process, reply);
 
@@ -18,13 +25,23 @@ const loaded = loadNativeSpawn(process.env[NATIVE_SPAWN_ENV]);
 const native = 'spawn' in loaded ? loaded : null;
 const detachedStarts = 'spawn' in loaded ? 'posix_spawn' : { node: loaded.unavailable };
 
-/** Starts the task; answers its pid, or undefined when it failed after the call (Node's spawn: an 'error' event). */
-function startTask(request: DetachedRequest, log: number, exited: (pid: number, code: number | null) => void): number | undefined {
-  if (native && path.isAbsolute(request.program)) {
+/**
+ * Starts the task; answers its pid, or undefined when it failed after the call (Node's spawn: an 'error' event).
+ * inherited: fds to hand it at INHERITED_FD_BASE on (Node's spawn then: the native module hands on the log only).
+ */
+function startTask(
+  request: DetachedRequest,
+  log: number,
+  inherited: number[],
+  exited: (pid: number, code: number | null) => void,
+): number | undefined {
+  if (native && path.isAbsolute(request.program) && !inherited.length) {
     const pid = native.spawn(request.program, request.args, nulFreeEnvironment(request), request.cwd, log, (code) => exited(pid, code));
     return pid;
   }
-  const child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio: ['ignore', log, log] });
+  const gap: 'ignore'[] = Array.from({ length: inherited.length ? INHERITED_FD_BASE - 3 : 0 }, () => 'ignore');
+  const stdio: StdioOptions = ['ignore', log, log, ...gap, ...inherited];
+  const child = spawn(request.program, request.args, { cwd: request.cwd, env: request.env, detached: true, stdio });
   const pid = child.pid;
   if (pid === undefined) {
     child.once('error', (e) => send({ type: 'failed', id: request.id, message: e.message }));
@@ -77,10 +94,21 @@ function startDetached(request: DetachedRequest): void {
     closeSync(log);
     return send({ type: 'failed', id: request.id, message: `the task's log could not be written: ${(e as Error).message}` });
   }
+  const inherited: number[] = [];
   try {
+    try {
+      // Through the server's own handle (a magic link: the file itself, whatever its path has become).
+      for (const held of request.inherit ?? []) inherited.push(openSync(held, constants.O_RDONLY));
+    } catch (e) {
+      return send({
+        type: 'failed',
+        id: request.id,
+        message: `an input held by the server could not be handed on: ${(e as Error).message}`,
+      });
+    }
     let pid: number | undefined;
     try {
-      pid = startTask(request, log, (pid, code) => send({ type: 'exited', pid, code }));
+      pid = startTask(request, log, inherited, (pid, code) => send({ type: 'exited', pid, code }));
     } catch (e) {
       // Some failures throw rather than emit 'error' (a working directory that is not one: ENOTDIR).
       return send({ type: 'failed', id: request.id, message: (e as Error).message });
@@ -92,6 +120,7 @@ function startDetached(request: DetachedRequest): void {
     send({ type: 'started', id: request.id, pid, startTime: stat.startTime });
   } finally {
     closeSync(log);
+    for (const fd of inherited) closeSync(fd);
   }
 }
 
