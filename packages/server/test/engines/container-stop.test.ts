@@ -93,7 +93,7 @@ describe('container tasks are stopped, not only their CLI', { timeout: 300_000 }
       parameters_json: JSON.stringify([{ prefix: '--', name: 'v', parameterKind: 'arrayFileColumn', columnName: 'v', columnIndex: 0 }]),
       request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
     });
-    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFileBytes: readFileSync(csv) };
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], held: [], notes: [], arrayFileBytes: readFileSync(csv) };
     const cfg = { ...config, containerRuntime: 'docker' as const, taskPath: `${runtime.dir}:${process.env.PATH}` };
     const task = await containerEngine.prepare(job, workflowRow(), paths, cfg, inputs);
     confineAsTheAttemptRunner(task, paths);

@@ -70,6 +70,7 @@ describe('container engine', () => {
       ]),
       paramsFile: null,
       readPaths: ['/store/a.txt', '/in/reads'],
+      held: [],
       notes: [],
     };
     const host = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
@@ -112,7 +113,7 @@ describe('container engine', () => {
       parameters_json: JSON.stringify(stored),
       request_json: JSON.stringify({ arrayFile: { dataItem: { kind: 'File', item: 'f' }, separator: ',' } }),
     });
-    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], notes: [], arrayFileBytes: readFileSync(csv) };
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: [csv], held: [], notes: [], arrayFileBytes: readFileSync(csv) };
     const task = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
     const arrayDir = path.join(paths.control, 'array-3');
     // One row's argv, with the rows for the executor to run (the local driver, or a Slurm array).
@@ -215,7 +216,7 @@ describe('container engine', () => {
   it("gives the container the job's CPUs and memory, a name per attempt, only work and results writable, and a stop argv", async () => {
     const { dir } = fakeRuntime('docker');
     const paths = pathsFor();
-    const inputs = { parameters: new Map(), paramsFile: null, readPaths: ['/store/a.txt', '/in/reads'], notes: [] };
+    const inputs = { parameters: new Map(), paramsFile: null, readPaths: ['/store/a.txt', '/in/reads'], held: [], notes: [] };
     const job = jobRow({ command: 'x', attempt: 3, resource_cpu: 2, resource_ram: 3 });
     const task = await containerEngine.prepare(job, workflowRow(), paths, { ...config, containerRuntime: 'docker', taskPath: dir }, inputs);
     const options = task.argv.slice(1, task.argv.indexOf('library/ubuntu'));

@@ -116,6 +116,7 @@ describe('nextflow engine', { timeout: 300_000 }, () => {
       parameters: new Map([[1, { value: '/in/reads/*.fq', files: ['/in/reads/a.fq'] }]]),
       paramsFile: { genome: 'hg19', reads: 'from-file', nested: { depth: 2 } },
       readPaths: ['/in/reads'],
+      held: [],
       notes: ['Runyard: a note'],
     };
     const task = await nextflowEngine.prepare(

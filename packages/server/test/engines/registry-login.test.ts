@@ -15,6 +15,7 @@ const inputsWith = (accounts: { registry: string; username: string; password: st
   parameters: new Map(),
   paramsFile: null,
   readPaths: [],
+  held: [],
   notes: [],
   registryAccounts: accounts,
 });
