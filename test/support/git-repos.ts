@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -11,6 +11,8 @@ import path from 'node:path';
 export interface RepoSpec {
   /** Files of the first commit on the default branch. */
   files: Record<string, string>;
+  /** Symbolic links of the first commit (path in the repository -> the link's text), as a hostile repository has them. */
+  symlinks?: Record<string, string>;
   /** Default branch name (HEAD of the bare repository); "main" when not given. */
   defaultBranch?: string;
   /** Extra branches, each one commit on top of the default branch adding or replacing these files. */
@@ -76,6 +78,10 @@ export function createGitMirror(): GitMirror {
       const work = mkdtempSync(path.join(scratch, 'w-'));
       git(work, 'init', '--quiet', '--initial-branch', main);
       writeFiles(work, spec.files);
+      for (const [rel, target] of Object.entries(spec.symlinks ?? {})) {
+        mkdirSync(path.dirname(path.join(work, rel)), { recursive: true });
+        symlinkSync(target, path.join(work, rel));
+      }
       git(work, 'add', '--all');
       git(work, 'commit', '--quiet', '--allow-empty', '-m', 'initial');
       for (const [branch, files] of Object.entries(spec.branches ?? {})) {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startWdlWorld, type WdlWorld } from './wdl-world.js';
+import { HELLO_WDL } from '../../../../test/support/wdl-workflows.js';
 
 /**
  * WDL jobs on miniwdl, through the API as the public client sends them. miniwdl is not installable
@@ -91,6 +92,41 @@ describe('WDL jobs on miniwdl', { timeout: 600_000 }, () => {
     await w.ok('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${w.ws}`);
     const job = await w.ended(jobId);
     assert.equal(job.status, 'aborted');
+  });
+
+  it("a main file that is a link out of the repository (to the server's key) fails the job, and is never read", async () => {
+    const secret = readFileSync(w.s.config.secretKeyFile!);
+    const linked = w.mirror.create('mallory/linked-wdl', {
+      files: { 'real.wdl': HELLO_WDL },
+      symlinks: { 'main.wdl': w.s.config.secretKeyFile!, 'inside.wdl': 'real.wdl' },
+    });
+    const importWorkflow = async (name: string, mainFile: string) =>
+      (
+        await w.ok('POST', `/api/v1/workflows?teamId=${w.ws}`, {
+          name,
+          workflowType: 'wdl',
+          mainFile,
+          repository: { url: linked.url, platform: 'github' },
+        })
+      )._id;
+    const out = await importWorkflow('linked-out', 'main.wdl');
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, { ...(await w.body({ 'hello.name': 'x' })), workflow: out });
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'failed');
+    assert.equal(job.statusMessage, "The workflow's main file main.wdl could not be read: it is a link that leads outside the repository.");
+    // Failed before its task started: a log only if the server wrote one.
+    const logFile = path.join(w.paths(jobId).logs, 'stdout.txt');
+    const log = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+    for (const text of [log, JSON.stringify(job)]) assert.ok(!text.includes(secret.toString('utf8').trim()), 'the key was read');
+    assert.deepEqual(readFileSync(w.s.config.secretKeyFile!), secret);
+    // A link that stays inside the repository is followed.
+    const inside = await importWorkflow('linked-inside', 'inside.wdl');
+    const ran = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, {
+      ...(await w.body({ 'hello.name': '"Ada"', 'hello.times': '1' })),
+      workflow: inside,
+    });
+    const done = await w.ended(ran.jobId);
+    assert.equal(done.status, 'completed', done.statusMessage ?? '');
   });
 
   it('stopping the engine refuses new WDL jobs with a clear message, and restarting accepts them', async () => {

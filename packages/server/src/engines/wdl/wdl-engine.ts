@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config.js';
 import type { TaskSpec } from '../../executors/executor.js';
@@ -10,6 +10,8 @@ import type { EngineServerInfo, WdlDriver } from './driver.js';
 import { WDL_DRIVER_TABLE } from './drivers.js';
 import { workflowInputs } from './wdl-declarations.js';
 import { wdlInputsJson } from './wdl-input-values.js';
+import { BeneathError, readBeneath } from '../../storage/beneath.js';
+import { MAX_SNAPSHOT_FILE_BYTES } from '../../git/snapshot.js';
 
 function driverFor(server: EngineServerInfo): WdlDriver {
   const driver = WDL_DRIVER_TABLE[server.driver];
@@ -38,14 +40,7 @@ export const wdlEngine: Engine = {
     const src = await materialize(job, workflow, paths, config);
     const mainFile = sourceFile(src, workflow.main_file, 'main file');
     const importsFile = workflow.imports_file ? sourceFile(src, workflow.imports_file, 'imports file') : null;
-    let wdl: string;
-    try {
-      wdl = await readFile(mainFile, 'utf8');
-    } catch (e) {
-      throw new EngineError(
-        `The workflow's main file ${workflow.main_file} could not be read: ${(e as NodeJS.ErrnoException).code ?? String(e)}.`,
-      );
-    }
+    const wdl = await readMainFile(src, mainFile, workflow.main_file);
     const { parameters, skipped } = taskParameters(job.parameters_json, inputs);
     const inputsJson = wdlInputsJson(workflowInputs(wdl), parameters, inputs?.paramsFile ?? null);
     await mkdir(paths.control, { recursive: true });
@@ -80,3 +75,23 @@ export const wdlEngine: Engine = {
     return task;
   },
 };
+
+/**
+ * The main file's text, read below the checked-out sources without following a link out of them: a
+ * repository may hold a link to any host path (the server's key), which the server must not read.
+ * A link inside the repository is followed.
+ */
+async function readMainFile(src: string, mainFile: string, name: string): Promise<string> {
+  const cannot = (why: string) => new EngineError(`The workflow's main file ${name} could not be read: ${why}.`);
+  let text: Buffer | null;
+  try {
+    text = await readBeneath(src, path.relative(src, mainFile), 0, MAX_SNAPSHOT_FILE_BYTES + 1, { links: 'inside' });
+  } catch (e) {
+    if (e instanceof BeneathError && e.reason === 'outside') throw cannot('it is a link that leads outside the repository');
+    if (e instanceof BeneathError) throw cannot(e.message);
+    throw cannot((e as NodeJS.ErrnoException).code ?? String(e));
+  }
+  if (!text) throw cannot('ENOENT');
+  if (text.length > MAX_SNAPSHOT_FILE_BYTES) throw cannot(`it is larger than ${MAX_SNAPSHOT_FILE_BYTES / 1024 / 1024} MiB`);
+  return text.toString('utf8');
+}
