@@ -1,6 +1,6 @@
-import { existsSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { appendBeneath } from '../storage/beneath.js';
+import { appendBeneath, lstatBeneathSync, removeBeneathSync } from '../storage/beneath.js';
 import type { AttemptControl, TaskSpec } from './executor.js';
 
 /**
@@ -10,10 +10,13 @@ import type { AttemptControl, TaskSpec } from './executor.js';
  */
 export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
   mkdirSync(control.dir, { recursive: true });
-  mkdirSync(path.dirname(task.logFile), { recursive: true });
-  const log = lstatSync(task.logFile, { throwIfNoEntry: false });
-  // rm never follows a link: a link is removed, and a directory's links with it; a hard link loses this name only.
-  if (log && (!log.isFile() || log.nlink > 1)) rmSync(task.logFile, { recursive: true, force: true });
+  const logDir = path.dirname(task.logFile);
+  const logName = path.basename(task.logFile);
+  mkdirSync(logDir, { recursive: true });
+  // Looked at and removed from the log directory's handle, following no link: a link is removed, a
+  // directory with all in it (its links too, never what they name); a hard link loses this name only.
+  const log = lstatBeneathSync(logDir, logName);
+  if (log && (!log.isFile() || log.nlink > 1)) removeBeneathSync(logDir, logName);
   // A writable file (a WDL task's failure file) exists already: only directories are made.
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }

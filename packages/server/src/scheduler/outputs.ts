@@ -1,6 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
-import { rm, rmdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { listBeneath, removeBeneath, removeEmptyDirBeneath } from '../storage/beneath.js';
 import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { SchedulerContext } from './context.js';
 import { ACTIVE_STATUSES } from './job-state.js';
@@ -59,21 +59,19 @@ const TASK_SECRETS = /^(array-\d+|registry-auth-\d+(-\d+)?(\.json)?|attempt-\d+\
 /**
  * After the job settled: removes its staged inputs, the control files that hold its values and, on
  * S3 and Azure, its local copies (the work directory only when no other active job works in it).
- * Failures are only logged.
+ * Tasks wrote in them (an array's directory, logs, results, work): each is listed and removed from
+ * its parent's handle (the server's: the control directory, the job's directory, a work directory's
+ * parent), never following a link. Failures are only logged.
  */
 export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, paths: JobPaths): Promise<void> {
   const remove = (dir: string) =>
-    rm(dir, { recursive: true, force: true }).catch((e: Error) =>
+    removeBeneath(path.dirname(dir), path.basename(dir)).catch((e: Error) =>
       ctx.log.warn({ jobId, dir, err: e.message }, 'could not remove a local copy'),
     );
-  // Read at once: a local directory of a few entries, where a round trip through the thread pool waits milliseconds on a loaded machine.
+  // Looked for at once: usually there are none, and a round trip through the thread pool waits milliseconds on a loaded machine.
   if (existsSync(paths.inputs)) await remove(paths.inputs);
-  let control: string[] = [];
-  try {
-    control = readdirSync(paths.control);
-  } catch {
-    // No control directory: nothing to remove.
-  }
+  // Its names, listed from its handle (no control directory: nothing to remove).
+  const control = (await listBeneath(paths.control).catch(() => [])).map((entry) => entry.name);
   for (const name of control.filter((n) => TASK_SECRETS.test(n))) await remove(path.join(paths.control, name));
   if (!isRemote(ctx) || !paths.root.startsWith(scratchRoot(ctx.config.dataDir) + path.sep)) return;
   for (const dir of [paths.logs, paths.results]) await remove(dir);
@@ -91,7 +89,7 @@ export async function removeLocalCopies(ctx: SchedulerContext, jobId: string, pa
     if (!sharing) await remove(paths.work);
     // The job's own directory, once empty (its work directory may still serve a resumed job); under
     // the lock too, as a resumed job's mkdir of the work directory recreates it.
-    await rmdir(paths.root).catch(() => undefined);
+    await removeEmptyDirBeneath(path.dirname(paths.root), path.basename(paths.root)).catch(() => undefined);
   });
 }
 

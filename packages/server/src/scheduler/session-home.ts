@@ -1,5 +1,6 @@
-import { lstat, mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { lstatBeneath, removeBeneath } from '../storage/beneath.js';
 import { pullDir, pushDir } from '../storage/blob-sync.js';
 import type { BlobStore } from '../storage/blob-store.js';
 
@@ -7,7 +8,9 @@ import type { BlobStore } from '../storage/blob-store.js';
  * A session's home between its runs: while it runs, a working copy on the server's machine
  * (`<dataDir>/sessions/<id>/home`); a pause with uploadOnClose saves it to the workspace's store
  * (`<bucket>/<workspace>/interactive-sessions/<id>/home`), and the next run starts from what was
- * saved last. Regular files are saved (links, such as `mounts`, and sockets are not).
+ * saved last. Regular files are saved (links, such as `mounts`, and sockets are not). The session
+ * writes its home: it is looked at and removed from its parent's handle (the server's session
+ * directory), never following a link it planted.
  */
 
 /** Saves the home: its files are uploaded (unchanged ones skipped), and saved files it no longer has are removed. */
@@ -20,7 +23,8 @@ export async function saveHome(blobs: BlobStore, home: string, bucket: string, p
     for (const entry of page.entries) {
       if (entry.isDir) continue;
       const rel = entry.key.slice(prefix.length).replace(/^\/+/, '');
-      const local = await lstat(path.join(home, ...rel.split('/'))).catch(() => null);
+      // A path through a link (or a name beneath.ts refuses) has no regular file of the home's there.
+      const local = await lstatBeneath(home, rel).catch(() => null);
       if (!local?.isFile()) gone.push(entry.key);
     }
     cursor = page.cursor;
@@ -31,7 +35,7 @@ export async function saveHome(blobs: BlobStore, home: string, bucket: string, p
 
 /** Makes the home of a new run: empty, or what was saved last. */
 export async function restoreHome(blobs: BlobStore, home: string, bucket: string, prefix: string, saved: boolean): Promise<void> {
-  await rm(home, { recursive: true, force: true });
+  await removeBeneath(path.dirname(home), path.basename(home));
   await mkdir(home, { recursive: true, mode: 0o700 });
   if (saved) await pullDir(blobs, bucket, prefix, home);
 }

@@ -1,11 +1,19 @@
-import { mkdir, readdir, rename, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { newObjectId } from '@runyard/contract';
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Config } from '../config.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { pullDir, pullFile } from '../storage/blob-sync.js';
-import { chownTreeBeneath, listBeneath, removeBeneath } from '../storage/beneath.js';
+import {
+  BeneathError,
+  chownTreeBeneath,
+  listBeneath,
+  removeBeneath,
+  renameBeneath,
+  resolveBeneath,
+  symlinkBeneath,
+} from '../storage/beneath.js';
 import { taskHostUser } from '../executors/sandbox/sandbox.js';
 import { isPathInside } from '../storage/local.js';
 import { defaultBucketOf } from '../storage/storage-deps.js';
@@ -28,9 +36,11 @@ import type { SessionRow } from './session-state.js';
  *
  * The session's own code can write in mounts/, so nothing here follows what is there: a copy is
  * made in a staging directory the session cannot reach and renamed into place, a symlink likewise,
- * after whatever had the name was removed (without following links). The items were checked when
- * they were linked (T9: the workspace may read them, names without separators or leading dots);
- * a File Explorer item deleted since fails.
+ * after whatever had the name was removed (without following links); every call there goes through
+ * storage/beneath.ts. A live item is looked at below the workspace's area, its links followed only
+ * while they stay in it (jobs write there too). The items were checked when they were linked (T9:
+ * the workspace may read them, names without separators or leading dots); a File Explorer item
+ * deleted since fails.
  */
 
 /** One item as the session row keeps it (data_items_json, fuse_file_systems_json); services/interactive-session-items.ts resolves them. */
@@ -99,7 +109,7 @@ export async function prepareSessionMounts(db: Kysely<Database>, row: SessionRow
 /** When a run ends: what was under mounts/ removed (copies take room), the mounts unmounted until the next run. */
 export async function unmountSession(db: Kysely<Database>, sessionId: string, mountsDir: string, stagingDir: string): Promise<void> {
   await clearDir(mountsDir);
-  await rm(stagingDir, { recursive: true, force: true });
+  await removeBeneath(path.dirname(stagingDir), path.basename(stagingDir));
   await db
     .updateTable('session_mounts')
     .set({ status: 'unmounted', updated_at: new Date().toISOString() })
@@ -161,23 +171,33 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
       throw new Error(`The ${mount.item_kind} linked as ${JSON.stringify(mount.name)} was deleted from the File Explorer.`);
   }
   const target = mountPointOf(input.mountsDir, mount.name);
+  // Where it appears, below mountsDir; it is made first as <stagingDir>/<mount id>.
+  const targetRel = path.relative(path.resolve(input.mountsDir), target);
   const staging = path.join(input.stagingDir, mount.id);
-  await rm(staging, { recursive: true, force: true });
+  await removeBeneath(input.stagingDir, mount.id);
   await mkdir(input.stagingDir, { recursive: true, mode: 0o700 });
   try {
     const area = config.storageBackend === 'local' && blobs.localPath ? workspaceAreaOf(config, session.workspace_id) : null;
     const local = area ? path.resolve(await localDirOf(config.dataDir, blobs, mount.bucket, mount.storage_key)) : null;
     if (area && local && isPathInside(area, local)) {
-      // Live, read-only: the sandbox has the workspace's area bound at its own path.
-      const found = await stat(local).catch(() => null);
+      // Live, read-only: the sandbox has the workspace's area bound at its own path. Jobs write in the
+      // area: a link there is followed only while it stays in it, as the File Explorer does.
+      const found = await resolveBeneath(area, path.relative(area, local), { links: 'inside' }).then(
+        (r) => r.stats,
+        (e: unknown) => {
+          if (e instanceof BeneathError && e.reason !== 'missing') throw new Error(`${shown} cannot be mounted: ${e.message}.`);
+          return null;
+        },
+      );
       if (!found) throw new Error(`Nothing is stored at ${shown}.`);
       if (found.isDirectory() !== (mount.item_kind === 'folder'))
         throw new Error(`${shown} is a ${found.isDirectory() ? 'folder' : 'file'}, not a ${mount.item_kind}.`);
-      await symlink(local, staging);
+      await symlinkBeneath(input.stagingDir, mount.id, local);
     } else if (mount.item_kind === 'folder') {
       await mkdir(staging, { mode: 0o700 });
       const pulled = await pullDir(blobs, mount.bucket, mount.storage_key, staging);
-      if (pulled.copied === 0 && (await readdir(staging)).length === 0) throw new Error(`Nothing is stored under ${shown}/.`);
+      if (pulled.copied === 0 && (await listBeneath(input.stagingDir, mount.id)).length === 0)
+        throw new Error(`Nothing is stored under ${shown}/.`);
     } else {
       const object = await blobs.stat(mount.bucket, mount.storage_key);
       if (!object) throw new Error(`Nothing is stored at ${shown}.`);
@@ -190,10 +210,10 @@ async function applyMount(input: ApplyMountsInput, mount: MountRow): Promise<voi
     await mkdir(input.mountsDir, { recursive: true, mode: 0o700 });
     // Whatever the session put under that name goes, removed beneath the mounts directory's handle (no
     // link is followed, even one swapped in during the removal); rename replaces a link or file.
-    await removeBeneath(input.mountsDir, path.relative(path.resolve(input.mountsDir), target));
-    await rename(staging, target);
+    await removeBeneath(input.mountsDir, targetRel);
+    await renameBeneath(input.stagingDir, mount.id, input.mountsDir, targetRel);
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await removeBeneath(input.stagingDir, mount.id);
   }
 }
 

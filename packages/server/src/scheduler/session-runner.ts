@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionStatus } from '@runyard/contract';
@@ -16,6 +15,7 @@ import {
   type SessionDirs,
 } from '../engines/session/jupyter.js';
 import type { Executor, ExternalId } from '../executors/executor.js';
+import { removeBeneath } from '../storage/beneath.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';
 import { seal, unseal } from '../store/secret-box.js';
@@ -57,6 +57,14 @@ export function sessionDirsOf(
     // Where mounts are made before they are renamed into mounts/: out of the session's reach.
     mountStaging: path.join(root, 'mount-staging'),
   };
+}
+
+/**
+ * Removes a directory of a session (its home, its runtime files) from its parent's handle, the
+ * server's: the session wrote in it, so nothing in it is followed (a link is removed, not what it names).
+ */
+function removeDir(dir: string): Promise<void> {
+  return removeBeneath(path.dirname(dir), path.basename(dir));
 }
 
 export interface SessionRunnerOptions {
@@ -277,7 +285,7 @@ export class SessionRunner {
     let launched: ExternalId | null = null;
     try {
       await preparePrivateParent(dirs.runtime);
-      await rm(dirs.runtime, { recursive: true, force: true });
+      await removeDir(dirs.runtime);
       await restoreHome(this.o.blobs, dirs.home, row.home_bucket, row.home_prefix, row.last_saved_at !== null);
       // Applied once it is ready (the items of its creation and resumes, and those linked since).
       await prepareSessionMounts(this.o.db, row);
@@ -394,9 +402,9 @@ export class SessionRunner {
         set.status_message = `${row.status_message ?? 'Paused.'} Its home could not be saved: ${(e as Error).message}`;
       }
     }
-    await rm(dirs.runtime, { recursive: true, force: true });
+    await removeDir(dirs.runtime);
     await this.unmount(row.id);
-    if (!keepHome) await rm(dirs.home, { recursive: true, force: true });
+    if (!keepHome) await removeDir(dirs.home);
     await moveSession(this.o.db, { id: row.id, attempt: row.attempt }, ['aborting'], 'aborted', { ...endRunSet(row, Date.now()), ...set });
   }
 

@@ -1,5 +1,16 @@
-import { constants, existsSync, type Dirent, type Stats } from 'node:fs';
-import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rmdir, unlink, type FileHandle } from 'node:fs/promises';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  rmdirSync,
+  unlinkSync,
+  type Dirent,
+  type Stats,
+} from 'node:fs';
+import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -79,7 +90,7 @@ interface Held {
 }
 
 /** Where a name below a held directory is reached without following the directory's own path. */
-function child(held: Held, name: string): string {
+function child(held: Pick<Held, 'ref'>, name: string): string {
   return `${held.ref}/${name}`;
 }
 
@@ -482,6 +493,42 @@ async function removeIn(parent: Held, name: string): Promise<void> {
 }
 
 /**
+ * Removes the directory rel below root only when it is empty (rmdir: a link in its place, or a
+ * directory with anything in it, stays). True when it went; false when nothing was there, or it was
+ * not empty or not a directory.
+ */
+export async function removeEmptyDirBeneath(root: string, rel: string): Promise<boolean> {
+  try {
+    return await inParent(root, rel, {}, async (parent, name) => {
+      await rmdir(child(parent, name));
+      return true;
+    });
+  } catch (e) {
+    if (e instanceof BeneathError && e.reason === 'missing') return false;
+    if (['ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR'].includes(errnoOf(e))) return false;
+    throw e;
+  }
+}
+
+/**
+ * Makes a symbolic link at rel below root whose text is target (stored as given, never resolved
+ * here). Whatever is at rel already, even a dangling link, is refused (EEXIST).
+ */
+export async function symlinkBeneath(root: string, rel: string, target: string): Promise<void> {
+  await inParent(root, rel, {}, (parent, name) => symlink(target, child(parent, name)));
+}
+
+/**
+ * Moves the entry rel below root to toRel below toRoot, as rename(2) does: the entry itself moves (a
+ * file, a link or a tree, nothing in it followed), and what toRel names is replaced where rename may
+ * (a file or a link, itself and never what it names; an empty directory). Both parents are reached
+ * from their roots' handles without following links.
+ */
+export async function renameBeneath(root: string, rel: string, toRoot: string, toRel: string): Promise<void> {
+  await inParent(root, rel, {}, (from, name) => inParent(toRoot, toRel, {}, (to, toName) => rename(child(from, name), child(to, toName))));
+}
+
+/**
  * Calls visit with each entry below dir (its path beneath the handle and its lstat: no link is
  * followed), depth first, and descends into each directory that visit answers true for; what
  * vanishes during the walk is skipped.
@@ -571,4 +618,150 @@ export async function chownTreeBeneath(root: string, rel: string, uid: number, g
       await held.handle.close();
     }
   }).catch(missing);
+}
+
+/*
+ * The same walk with synchronous calls, for callers that must be done before they return (the
+ * executors' makeTaskDirectories, called synchronously on the launch path): lstatBeneathSync and
+ * removeBeneathSync, as their asynchronous twins. Links are never followed ('inside' is not offered).
+ */
+
+/** A directory held by its descriptor: Held, for the synchronous walk. */
+interface HeldFd {
+  fd: number;
+  names: string[];
+  ref: string;
+}
+
+function openRootSync(root: string): HeldFd {
+  let fd: number;
+  try {
+    fd = openSync(root, O_RDONLY | O_DIRECTORY);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') throw new BeneathError('missing', '', `the directory ${root} does not exist`);
+    throw e;
+  }
+  return { fd, names: [], ref: HAS_PROC_FD ? `${PROC_FD}/${fd}` : path.resolve(root) };
+}
+
+/** mapError, synchronously. */
+function mapErrorSync(e: unknown, rel: string, where?: string): never {
+  const code = errnoOf(e);
+  if (code === 'ENOENT') throw new BeneathError('missing', rel);
+  if (code === 'ELOOP') throw new BeneathError('link', rel);
+  if (code === 'ENOTDIR') {
+    let link = false;
+    try {
+      link = where !== undefined && lstatSync(where).isSymbolicLink();
+    } catch {
+      // Gone meanwhile: not a directory either way.
+    }
+    throw new BeneathError(link ? 'link' : 'not-directory', rel);
+  }
+  if (code === 'ENXIO') throw new BeneathError('special', rel);
+  throw e;
+}
+
+/** openChildDir, synchronously: the directory `name` below `held`, no link, no file. */
+function openChildDirSync(held: HeldFd, name: string): HeldFd {
+  const names = [...held.names, name];
+  const rel = names.join('/');
+  const where = child(held, name);
+  if (!HAS_PROC_FD) {
+    let st: Stats;
+    try {
+      st = lstatSync(where);
+    } catch (e) {
+      return mapErrorSync(e, rel);
+    }
+    if (st.isSymbolicLink()) throw new BeneathError('link', rel);
+    if (!st.isDirectory()) throw new BeneathError('not-directory', rel);
+  }
+  let fd: number;
+  try {
+    fd = openSync(where, DIR_FLAGS);
+  } catch (e) {
+    return mapErrorSync(e, rel, where);
+  }
+  return { fd, names, ref: HAS_PROC_FD ? `${PROC_FD}/${fd}` : where };
+}
+
+/** inParent, synchronously (links are never followed). */
+function inParentSync<T>(root: string, rel: string, fn: (parent: HeldFd, name: string) => T): T {
+  const names = namesOf(rel);
+  if (!names.length) throw new BeneathError('outside', rel, 'a path below the directory is needed');
+  const rootHeld = openRootSync(root);
+  let at = rootHeld;
+  try {
+    for (const name of names.slice(0, -1)) {
+      const next = openChildDirSync(at, name);
+      if (at !== rootHeld) closeSync(at.fd);
+      at = next;
+    }
+    return fn(at, names[names.length - 1]);
+  } finally {
+    if (at !== rootHeld) closeSync(at.fd);
+    closeSync(rootHeld.fd);
+  }
+}
+
+/** lstatBeneath, synchronously: the entry itself at rel (a link is described, not followed); null when nothing is there. */
+export function lstatBeneathSync(root: string, rel: string): Stats | null {
+  if (!namesOf(rel).length) return lstatSync(root);
+  try {
+    return inParentSync(root, rel, (parent, name) => lstatSync(child(parent, name)));
+  } catch (e) {
+    if ((e instanceof BeneathError && e.reason === 'missing') || errnoOf(e) === 'ENOENT') return null;
+    throw e;
+  }
+}
+
+/** removeBeneath, synchronously: rel below root and all in it, never following a link (a link is removed, not what it names). */
+export function removeBeneathSync(root: string, rel: string): void {
+  try {
+    inParentSync(root, rel, (parent, name) => removeInSync(parent, name));
+  } catch (e) {
+    if (e instanceof BeneathError && e.reason === 'missing') return;
+    throw e;
+  }
+}
+
+function removeInSync(parent: HeldFd, name: string): void {
+  const where = child(parent, name);
+  const ignoreMissing = (e: unknown) => {
+    if (errnoOf(e) !== 'ENOENT') throw e;
+  };
+  let st: Stats;
+  try {
+    st = lstatSync(where);
+  } catch (e) {
+    return ignoreMissing(e);
+  }
+  if (!st.isDirectory()) {
+    try {
+      unlinkSync(where);
+    } catch (e) {
+      ignoreMissing(e);
+    }
+    return;
+  }
+  let dir: HeldFd;
+  try {
+    dir = openChildDirSync(parent, name);
+  } catch (e) {
+    // Swapped for a link or a file meanwhile: that is what is removed.
+    if (e instanceof BeneathError && (e.reason === 'link' || e.reason === 'not-directory')) return removeInSync(parent, name);
+    if (e instanceof BeneathError && e.reason === 'missing') return;
+    throw e;
+  }
+  try {
+    for (const entry of readdirSync(dir.ref)) removeInSync(dir, entry);
+  } finally {
+    closeSync(dir.fd);
+  }
+  try {
+    rmdirSync(where);
+  } catch (e) {
+    ignoreMissing(e);
+  }
 }

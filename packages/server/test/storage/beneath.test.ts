@@ -8,6 +8,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -24,8 +25,13 @@ import {
   listBeneath,
   lstatBeneath,
   openBeneath,
+  lstatBeneathSync,
   readBeneath,
   removeBeneath,
+  removeBeneathSync,
+  removeEmptyDirBeneath,
+  renameBeneath,
+  symlinkBeneath,
   walkFilesBeneath,
 } from '../../src/storage/beneath.js';
 
@@ -199,5 +205,66 @@ describe('beneath: the server never follows what a task planted', () => {
     assert.equal(existsSync(path.join(r, 'work')), false);
     assert.equal(readFileSync(path.join(outside, 'key'), 'utf8'), 'SECRET\n');
     await removeBeneath(r, 'work'); // gone already: nothing to do
+  });
+
+  it('removes a tree synchronously the same way, and describes an entry without following it', () => {
+    const r = path.join(base, 'remove-sync');
+    mkdirSync(path.join(r, 'logs', 'deep'), { recursive: true });
+    writeFileSync(path.join(r, 'logs', 'deep', 'f'), 'x');
+    symlinkSync(outside, path.join(r, 'logs', 'to-secret'));
+    symlinkSync(path.join(outside, 'key'), path.join(r, 'logs', 'deep', 'key-link'));
+    symlinkSync(path.join(outside, 'key'), path.join(r, 'stdout.txt'));
+    assert.equal(lstatBeneathSync(r, 'stdout.txt')?.isSymbolicLink(), true);
+    assert.equal(lstatBeneathSync(r, 'logs/deep/f')?.isFile(), true);
+    assert.equal(lstatBeneathSync(r, 'none'), null);
+    assert.throws(() => lstatBeneathSync(r, 'logs/to-secret/key'), reason('link'));
+    assert.throws(() => removeBeneathSync(r, 'logs/to-secret/key'), reason('link'));
+    removeBeneathSync(r, 'stdout.txt');
+    removeBeneathSync(r, 'logs');
+    assert.equal(existsSync(path.join(r, 'logs')), false);
+    assert.equal(existsSync(path.join(r, 'stdout.txt')), false);
+    assert.equal(readFileSync(path.join(outside, 'key'), 'utf8'), 'SECRET\n');
+    removeBeneathSync(r, 'logs'); // gone already: nothing to do
+    removeBeneathSync(path.join(base, 'no-root'), 'logs');
+  });
+
+  it('removes a directory only when it is empty, and never a link in its place', async () => {
+    const r = path.join(base, 'empty');
+    mkdirSync(path.join(r, 'full'), { recursive: true });
+    mkdirSync(path.join(r, 'empty'));
+    writeFileSync(path.join(r, 'full', 'f'), 'x');
+    mkdirSync(path.join(outside, 'empty-target'));
+    symlinkSync(path.join(outside, 'empty-target'), path.join(r, 'link'));
+    assert.equal(await removeEmptyDirBeneath(r, 'full'), false);
+    assert.equal(await removeEmptyDirBeneath(r, 'link'), false);
+    assert.equal(await removeEmptyDirBeneath(r, 'none'), false);
+    assert.equal(await removeEmptyDirBeneath(r, 'empty'), true);
+    assert.equal(existsSync(path.join(r, 'empty')), false);
+    assert.equal(existsSync(path.join(r, 'full', 'f')), true);
+    assert.equal(lstatSync(path.join(r, 'link')).isSymbolicLink(), true);
+    assert.equal(statSync(path.join(outside, 'empty-target')).isDirectory(), true);
+  });
+
+  it('makes a link and moves an entry below roots without following links on the way', async () => {
+    const from = path.join(base, 'staging');
+    const to = path.join(base, 'mounts');
+    mkdirSync(from);
+    mkdirSync(to);
+    await symlinkBeneath(from, 'm1', '/some/where');
+    assert.equal(readlinkSync(path.join(from, 'm1')), '/some/where');
+    await assert.rejects(symlinkBeneath(from, 'm1', '/else'), (e: NodeJS.ErrnoException) => e.code === 'EEXIST');
+    // What the task put at the name is replaced (a link itself, never what it names).
+    symlinkSync(path.join(outside, 'key'), path.join(to, 'data'));
+    await renameBeneath(from, 'm1', to, 'data');
+    assert.equal(readlinkSync(path.join(to, 'data')), '/some/where');
+    assert.equal(readFileSync(path.join(outside, 'key'), 'utf8'), 'SECRET\n');
+    // A link on the way to the target is refused: nothing moves out.
+    writeFileSync(path.join(from, 'm2'), 'copy');
+    symlinkSync(outside, path.join(to, 'via'));
+    await assert.rejects(renameBeneath(from, 'm2', to, 'via/m2'), reason('link'));
+    await assert.rejects(symlinkBeneath(to, 'via/m3', '/x'), reason('link'));
+    assert.equal(existsSync(path.join(outside, 'm2')), false);
+    assert.equal(existsSync(path.join(outside, 'm3')), false);
+    assert.equal(readFileSync(path.join(from, 'm2'), 'utf8'), 'copy');
   });
 });
