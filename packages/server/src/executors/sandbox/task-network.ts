@@ -17,7 +17,6 @@ import { findOnPath } from '../find-executable.js';
 /** The programs that give a task its outbound network, by absolute path. */
 export interface OutboundTools {
   slirp4netns: string;
-  nsenter: string;
   unshare: string;
   mkfifo: string;
   nft: string;
@@ -27,7 +26,6 @@ export interface OutboundTools {
 /** Where each program comes from, for the message when one is missing. */
 const PACKAGES: Record<keyof OutboundTools, string> = {
   slirp4netns: 'slirp4netns',
-  nsenter: 'util-linux',
   unshare: 'util-linux',
   mkfifo: 'coreutils',
   nft: 'nftables',
@@ -109,38 +107,24 @@ export function taskRules(options: { forwarded?: boolean; closed?: boolean } = {
 
 /**
  * The helper, run in the background by the launcher (below) with the FIFOs' base name, the pid that
- * becomes the sandbox, the server's uid, the tools, the rules, the host's addresses and (for a task
- * whose port the server reaches) the path of slirp4netns's API socket. The
- * launcher's pid execs unshare, which gives it a network namespace of its own (and, for a server
- * that is not root, a user namespace that owns it), then a shell that tells the helper so on the .i
- * FIFO and waits on the .g FIFO before it execs bwrap. Meanwhile the helper loads the rules into that namespace (plus a reject of each of the
- * host's own addresses: slirp's sockets are the host's, and a service that listens on all of them
- * must not be reached through one), then becomes slirp4netns, which writes to .g once the namespace
- * is connected (the task starts then) and ends when the sandbox does (its --exit-fd is the .x FIFO,
- * whose only writers are bwrap and the task). Whatever fails, the task still starts, with no
- * network (.g reads end of file once the helper is gone) and a line in its log that says why.
+ * becomes the sandbox, the server's uid, slirp4netns and (for a task whose port the server reaches)
+ * the path of slirp4netns's API socket. The launcher's pid execs unshare, which gives it a network
+ * namespace of its own (and, for a server that is not root, a user namespace that owns it), then a
+ * shell that tells the helper so on the .i FIFO, loads the filter (NETWORK_NAMESPACE_SCRIPT) and
+ * waits on the .g FIFO before it execs bwrap. Meanwhile the helper becomes slirp4netns, which
+ * writes to .g once the namespace is connected (the task starts then) and ends when the sandbox
+ * does (its --exit-fd is the .x FIFO, whose only writers are bwrap and the task). Where
+ * /dev/net/tun is closed to it, the task still starts, with no network (.g reads end of file once
+ * the helper is gone) and a line in its log that says why.
  */
 export const NETWORK_HELPER_SCRIPT = [
-  'f=$1 p=$2 uid=$3 slirp=$4 nsenter=$5 nft=$6 ip=$7 rules=$8 addrs=$9 api=${10}',
+  'f=$1 p=$2 uid=$3 slirp=$4 api=$5',
   'exec 7<"$f.x" 4<"$f.i"',
   'read -r x <&4',
   'exec 4<&- 5>"$f.g"',
   'rm -f "$f.i" "$f.g" "$f.x"',
-  'set -f',
-  'w0=',
-  // The host's addresses as the server saw them ("inet A inet6 B ..."), or on a cluster's node as ip shows them.
-  '[ -n "$addrs" ] || addrs=$("$ip" -o addr show 2>/dev/null)',
-  'for w in $addrs; do',
-  '  case $w0 in inet) rules="$rules\n    ip daddr ${w%/*} reject" ;; inet6) rules="$rules\n    ip6 daddr ${w%/*} reject" ;; esac',
-  '  w0=$w',
-  'done',
-  // As root, the namespace is entered directly; else through the user namespace made with it, which the server's user owns.
   // slirp4netns's own sandbox (a mount namespace with /etc and /run only) needs root: without it, its seccomp filter still holds.
-  'if [ "$uid" = 0 ]; then enter= user= box=--enable-sandbox; else enter="-U --preserve-credentials" user="--userns-path=/proc/$p/ns/user" box=; fi',
-  'if ! printf "$rules\\n  }\\n}\\n" | "$nsenter" -t "$p" -n $enter "$nft" -f - 2>&1 >/dev/null; then',
-  "  printf 'Runyard: the network filter of this task could not be loaded: it runs without a network.\\n' >&2",
-  '  exit 0',
-  'fi',
+  'if [ "$uid" = 0 ]; then user= box=--enable-sandbox; else user="--userns-path=/proc/$p/ns/user" box=; fi',
   // slirp4netns opens /dev/net/tun as this user: where it is closed to it, the task is told rather than left unconnected.
   'if [ ! -r /dev/net/tun ] || [ ! -w /dev/net/tun ]; then',
   "  printf 'Runyard: /dev/net/tun is closed to the server\\047s user: this task runs without a network.\\n' >&2",
@@ -152,15 +136,35 @@ export const NETWORK_HELPER_SCRIPT = [
 ].join('\n');
 
 /**
+ * The shell in the task's new namespace (root there: the namespace is its own): tells the helper the
+ * namespace exists, loads the filter itself while slirp4netns starts (no process enters the
+ * namespace from outside for it), waits until the namespace is connected and execs bwrap. A filter
+ * that cannot be loaded stops the task: it never runs with a network that is not filtered.
+ */
+const NETWORK_NAMESPACE_SCRIPT = [
+  'printf x >"$1"',
+  'if ! printf "$4\\n  }\\n}\\n" | "$3" -f - 2>&1 >/dev/null; then',
+  "  printf 'Runyard: the network filter of this task could not be loaded (nftables): it was not started.\\n' >&2",
+  '  exit 125',
+  'fi',
+  'read -r x <"$2"',
+  'shift 4',
+  'exec "$@"',
+].join('\n');
+
+/**
  * The launcher, between the wrapper and bwrap: makes the three FIFOs (in the server's folder for
- * them, else $TMPDIR on a cluster's node), starts the helper, and execs unshare, then the shell
- * that waits for the network (both keep the pid, which the helper was given) and execs bwrap, with
- * the exit FIFO on fd 7 and the namespace's resolv.conf on fd 8 (--ro-bind-data). Its text is a
- * constant; everything reaches it as positional parameters.
+ * them, else $TMPDIR on a cluster's node), adds a reject of each of the host's own addresses to the
+ * rules (slirp's sockets are the host's, and a service that listens on all of them must not be
+ * reached through one: the addresses as the server saw them, or on a cluster's node as ip shows
+ * them), starts the helper, and execs unshare, then the namespace's shell (both keep the pid, which
+ * the helper was given), which execs bwrap with the exit FIFO on fd 7 and the namespace's
+ * resolv.conf on fd 8 (--ro-bind-data). Its text is a constant; everything reaches it as positional
+ * parameters.
  */
 export const NETWORK_LAUNCH_SCRIPT = [
-  'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4',
-  'shift 4',
+  'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4 ns=$5 slirp=$6 nft=$7 ip=$8 rules=$9 addrs=${10} api=${11}',
+  'shift 11',
   'f=$d/runyard-net-$$',
   // Left by a killed task of an earlier process with this pid: removed, then made again (rm costs a process only then).
   'if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x" 2>/dev/null; then',
@@ -170,10 +174,16 @@ export const NETWORK_LAUNCH_SCRIPT = [
   // Root or not (the server's user, read without a process), for the launcher and the helper alike.
   'uid=',
   'while read -r k v rest; do if [ "$k" = Uid: ]; then uid=$v; break; fi; done </proc/self/status',
-  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$1" "$2" "$3" "$4" "$5" "$6" "$7" &',
-  'shift 7',
+  'set -f',
+  '[ -n "$addrs" ] || addrs=$("$ip" -o addr show 2>/dev/null)',
+  'w0=',
+  'for w in $addrs; do',
+  '  case $w0 in inet) rules="$rules\\n    ip daddr ${w%/*} reject" ;; inet6) rules="$rules\\n    ip6 daddr ${w%/*} reject" ;; esac',
+  '  w0=$w',
+  'done',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$slirp" "$api" &',
   'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
-  `exec "$unshare" --net $u -- /bin/sh -c 'printf x >"$1"; read -r x <"$2"; shift 2; exec "$@"' runyard-netns "$f.i" "$f.g" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
+  `exec "$unshare" --net $u -- /bin/sh -c "$ns" runyard-netns "$f.i" "$f.g" "$nft" "$rules" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
 ].join('\n');
 
 /** bwrap's options for a task with an outbound network (after its /etc, so that resolv.conf is mounted over it). */
@@ -207,8 +217,8 @@ export function outboundLauncher(
     fifoDir,
     tools.unshare,
     tools.mkfifo,
+    NETWORK_NAMESPACE_SCRIPT,
     tools.slirp4netns,
-    tools.nsenter,
     tools.nft,
     tools.ip,
     forward ? taskRules({ forwarded: true, closed: forward.closed }) : TASK_RULES,
