@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants, createWriteStream, realpathSync, statSync, type Dirent } from 'node:fs';
-import { lstat, mkdir, open, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, rename, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -377,8 +377,10 @@ export class LocalBlobStore implements BlobStore {
     const source = await this.openFile(bucket, fromKey);
     try {
       await this.writeAtomically(toBucket, toKey, async (tmp) => {
-        await pipeline(source.createReadStream({ start: 0, autoClose: false }), createWriteStream(tmp, { flags: 'wx', mode: 0o644 }));
-        return (await stat(tmp)).size;
+        // Its size as written (not a stat of the name, which a task writing in the bucket could swap meanwhile).
+        const out = createWriteStream(tmp, { flags: 'wx', mode: 0o644 });
+        await pipeline(source.createReadStream({ start: 0, autoClose: false }), out);
+        return out.bytesWritten;
       });
     } finally {
       await source.close();

@@ -285,7 +285,7 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     },
   },
   'storage/local.ts': {
-    names: ['constants', 'createWriteStream', 'lstat', 'mkdir', 'open', 'realpathSync', 'rename', 'rmdir', 'stat', 'statSync', 'unlink'],
+    names: ['constants', 'createWriteStream', 'lstat', 'mkdir', 'open', 'realpathSync', 'rename', 'rmdir', 'statSync', 'unlink'],
     kind: 'task-writable',
     why: 'the local blob store, whose buckets hold what jobs write: keys are reached through beneath, files written and removed one name at a time in directories held by inDirBeneath',
     kept: {
@@ -294,7 +294,6 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
       rename: 'a temporary file over its key, in the same held directory: rename follows no link of either name',
       unlink: "a key's own entry (a link is removed, not its target) or a temporary file, one name in a held directory",
       rmdir: 'an empty folder, one name in a held directory (pruneEmpty)',
-      stat: 'the size of the temporary file a copy has just written, in a held directory',
       statSync: "a bucket's own directory, after its real path was checked to be inside the storage root",
     },
   },
