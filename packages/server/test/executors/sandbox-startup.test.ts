@@ -41,8 +41,7 @@ describe('the sandbox at server start', { timeout: 120_000 }, () => {
     const dataDir = path.join(dir, 'data');
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
-    for (const tool of ['bwrap', 'unshare', 'mkfifo'])
-      symlinkSync(findOnPath(tool, process.env.PATH ?? '')!, path.join(bin, tool));
+    for (const tool of ['bwrap', 'unshare', 'mkfifo']) symlinkSync(findOnPath(tool, process.env.PATH ?? '')!, path.join(bin, tool));
     const p = startMain({ RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0', RUNYARD_TASK_PATH: bin });
     assert.equal(await p.exited, 1);
     assert.match(
