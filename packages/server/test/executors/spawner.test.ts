@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { execFile, fork } from 'node:child_process';
+import { execFile, fork, spawn } from 'node:child_process';
 import { linkSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { isRunning, readProcStat } from '../../src/executors/proc.js';
 import { nativeSpawnNote } from '../../src/executors/spawner/native-spawn.js';
@@ -286,4 +287,36 @@ describe('the spawner process', () => {
     const { stdout } = await run(process.execPath, [script], { timeout: 60_000 });
     assert.equal(stdout.trim(), 'exited');
   });
+});
+
+describe('the spawner hands tasks none of the descriptors it inherited', { timeout: 60_000 }, () => {
+  for (const native of ['auto', 'off']) {
+    it(`a descriptor the server inherited without close-on-exec never reaches a task (native spawn ${native})`, async () => {
+      const d = dir();
+      const log = path.join(d, 'log.txt');
+      writeFileSync(log, '');
+      // As a server started by a launcher that leaves a descriptor open (a terminal's, a harness's pipe): the
+      // shell opens fd 200 without close-on-exec and execs the spawner, which keeps it and its channel (fd 3).
+      // (Node marks the low descriptors it finds at its start close-on-exec, not those far above them.)
+      const entry = fileURLToPath(new URL('../../dist/executors/spawner/spawner-process.js', import.meta.url));
+      const child = spawn(
+        '/bin/bash',
+        ['-c', 'exec 200>"$1"; exec "$2" --single-threaded "$3"', 'bash', path.join(d, 'stray.txt'), process.execPath, entry],
+        { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { PATH, ...(native === 'off' && { RUNYARD_NATIVE_SPAWN: 'off' }) } },
+      );
+      try {
+        const exited = new Promise<void>((resolve) =>
+          child.on('message', (m: { type: string }) => {
+            if (m.type === 'exited') resolve();
+          }),
+        );
+        child.send({ type: 'detached', id: 1, program: '/bin/sh', args: ['-c', 'ls /proc/$$/fd'], cwd: d, env: { PATH }, logFile: log });
+        await exited;
+      } finally {
+        child.kill();
+      }
+      // The shell's descriptors (ls lists its parent's): its stdio only.
+      assert.deepEqual(readFileSync(log, 'utf8').split('\n').filter(Boolean).map(Number).sort(), [0, 1, 2]);
+    });
+  }
 });

@@ -195,12 +195,14 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: `the attempt's batch script, environment, id and limits files in ${CONTROL}`,
   },
   'executors/spawner/spawner-process.ts': {
-    names: ['closeSync', 'constants', 'fstatSync', 'openSync', 'writeSync'],
+    names: ['closeSync', 'constants', 'fstatSync', 'openSync', 'readdirSync', 'readFileSync', 'writeSync'],
     kind: 'task-writable',
     why: "the task's log, which the task writes: opened without following and checked on its descriptor",
     kept: {
       openSync:
-        "opens the task's log with O_NOFOLLOW | O_NONBLOCK (a link or a FIFO is refused) and uses it only when fstat finds a regular file of one name; the log's directory is the server's",
+        "opens the task's log with O_NOFOLLOW | O_NONBLOCK (a link or a FIFO is refused) and uses it only when fstat finds a regular file of one name; the log's directory is the server's; and a held input through /proc/<server>/fd/<n>, a magic link to the file the server checked, never a path looked up again",
+      readdirSync: "/proc/self/fdinfo: this process's own descriptors, to close those it inherited",
+      readFileSync: "/proc/self/fdinfo/<fd>: a descriptor's flags, this process's own",
     },
   },
   'executors/stop-command.ts': {

@@ -5,7 +5,7 @@
 // copies nothing of this process either (native-spawn.ts). It exits when its parent goes; detached
 // tasks keep running.
 import { execFile, spawn, type StdioOptions } from 'node:child_process';
-import { closeSync, constants, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { readProcStat } from '../proc.js';
 import { loadNativeSpawn, NATIVE_SPAWN_ENV, nulFreeEnvironment } from './native-spawn.js';
@@ -19,6 +19,35 @@ import {
 } from './spawner-messages.js';
 
 const send = (reply: SpawnerReply): void => sendReply(process, reply);
+
+/** Linux's O_CLOEXEC, as /proc/self/fdinfo shows a descriptor's flags (octal); Node's fs.constants does not name it. */
+const O_CLOEXEC = 0o2000000;
+
+/**
+ * Closes the descriptors this process inherited without close-on-exec (the server's own launcher's:
+ * a terminal's, a service manager's, a harness's pipe), so that no task inherits them: a task gets
+ * its stdio and what a request hands it, nothing else. Node's and libuv's own descriptors (the
+ * channel to the server, the event loop's) are close-on-exec and stay.
+ */
+function closeStrayDescriptors(): void {
+  let names: string[];
+  try {
+    names = readdirSync('/proc/self/fdinfo');
+  } catch {
+    return; // No /proc (not Linux): nothing to look at.
+  }
+  for (const name of names) {
+    const fd = Number(name);
+    if (!Number.isInteger(fd) || fd <= 2) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)$/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) closeSync(fd);
+    } catch {
+      // Gone meanwhile (the listing's own descriptor): nothing to close.
+    }
+  }
+}
+closeStrayDescriptors();
 
 // posix_spawn where the native module is built (native-spawn.ts): no fork of this process.
 const loaded = loadNativeSpawn(process.env[NATIVE_SPAWN_ENV]);
