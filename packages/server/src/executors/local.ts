@@ -84,7 +84,7 @@ export class LocalExecutor implements Executor {
   async launch(spec: TaskSpec, control: AttemptControl): Promise<LocalId> {
     // An array task runs as one: its driver runs the rows (array-run.ts).
     const task = spec.array ? localArrayTask({ ...spec, array: spec.array }) : spec;
-    makeTaskDirectories(task, control);
+    await makeTaskDirectories(task, control);
     await this.sandbox.prepare?.(task);
     // Kept beside the pid file too: a server that crashes before storing the id still finds how to stop the task.
     if (task.stop) await writeArgvFile(control, 'stop', task.stop);

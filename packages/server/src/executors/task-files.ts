@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { appendBeneath, lstatBeneathSync, removeBeneathSync } from '../storage/beneath.js';
+import { appendBeneath, lstatBeneathSync, removeBeneath } from '../storage/beneath.js';
 import type { AttemptControl, TaskSpec } from './executor.js';
 
 /**
@@ -8,15 +8,16 @@ import type { AttemptControl, TaskSpec } from './executor.js';
  * writable directories. A log that an earlier attempt's task replaced with a link (symbolic or
  * hard), a FIFO or a directory is removed (the link itself, never what it names), so the new attempt gets a file.
  */
-export function makeTaskDirectories(task: TaskSpec, control: AttemptControl): void {
+export async function makeTaskDirectories(task: TaskSpec, control: AttemptControl): Promise<void> {
   mkdirSync(control.dir, { recursive: true });
   const logDir = path.dirname(task.logFile);
   const logName = path.basename(task.logFile);
   mkdirSync(logDir, { recursive: true });
   // Looked at and removed from the log directory's handle, following no link: a link is removed, a
   // directory with all in it (its links too, never what they name); a hard link loses this name only.
+  // Looked at at once (a metadata call, on the launch path); removed, rarely, through the thread pool.
   const log = lstatBeneathSync(logDir, logName);
-  if (log && (!log.isFile() || log.nlink > 1)) removeBeneathSync(logDir, logName);
+  if (log && (!log.isFile() || log.nlink > 1)) await removeBeneath(logDir, logName);
   // A writable file (a WDL task's failure file) exists already: only directories are made.
   for (const dir of [task.cwd, ...(task.writable ?? [])]) if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
 }

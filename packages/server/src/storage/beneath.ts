@@ -1,15 +1,4 @@
-import {
-  closeSync,
-  constants,
-  existsSync,
-  lstatSync,
-  openSync,
-  readdirSync,
-  rmdirSync,
-  unlinkSync,
-  type Dirent,
-  type Stats,
-} from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, openSync, type Dirent, type Stats } from 'node:fs';
 import { lchown, lstat, mkdir, open, readdir, readlink, realpath, rename, rmdir, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -621,9 +610,10 @@ export async function chownTreeBeneath(root: string, rel: string, uid: number, g
 }
 
 /*
- * The same walk with synchronous calls, for callers that must be done before they return (the
- * executors' makeTaskDirectories, called synchronously on the launch path): lstatBeneathSync and
- * removeBeneathSync, as their asynchronous twins. Links are never followed ('inside' is not offered).
+ * The same walk with synchronous calls, for a look that must cost no round trip (the
+ * executors' makeTaskDirectories, on the launch path, where a metadata call at once costs less than a
+ * round trip through the thread pool): lstatBeneathSync, as lstatBeneath. Links are never followed
+ * ('inside' is not offered).
  */
 
 /** A directory held by its descriptor: Held, for the synchronous walk. */
@@ -713,55 +703,5 @@ export function lstatBeneathSync(root: string, rel: string): Stats | null {
   } catch (e) {
     if ((e instanceof BeneathError && e.reason === 'missing') || errnoOf(e) === 'ENOENT') return null;
     throw e;
-  }
-}
-
-/** removeBeneath, synchronously: rel below root and all in it, never following a link (a link is removed, not what it names). */
-export function removeBeneathSync(root: string, rel: string): void {
-  try {
-    inParentSync(root, rel, (parent, name) => removeInSync(parent, name));
-  } catch (e) {
-    if (e instanceof BeneathError && e.reason === 'missing') return;
-    throw e;
-  }
-}
-
-function removeInSync(parent: HeldFd, name: string): void {
-  const where = child(parent, name);
-  const ignoreMissing = (e: unknown) => {
-    if (errnoOf(e) !== 'ENOENT') throw e;
-  };
-  let st: Stats;
-  try {
-    st = lstatSync(where);
-  } catch (e) {
-    return ignoreMissing(e);
-  }
-  if (!st.isDirectory()) {
-    try {
-      unlinkSync(where);
-    } catch (e) {
-      ignoreMissing(e);
-    }
-    return;
-  }
-  let dir: HeldFd;
-  try {
-    dir = openChildDirSync(parent, name);
-  } catch (e) {
-    // Swapped for a link or a file meanwhile: that is what is removed.
-    if (e instanceof BeneathError && (e.reason === 'link' || e.reason === 'not-directory')) return removeInSync(parent, name);
-    if (e instanceof BeneathError && e.reason === 'missing') return;
-    throw e;
-  }
-  try {
-    for (const entry of readdirSync(dir.ref)) removeInSync(dir, entry);
-  } finally {
-    closeSync(dir.fd);
-  }
-  try {
-    rmdirSync(where);
-  } catch (e) {
-    ignoreMissing(e);
   }
 }

@@ -101,7 +101,7 @@ export class SlurmExecutor implements Executor {
             "the nodes would not see it (put the server's data directory, RUNYARD_DATA_DIR, inside it).",
         );
     }
-    makeTaskDirectories(task, control);
+    await makeTaskDirectories(task, control);
     await this.options.sandbox.prepare?.(task);
     await appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
     const script = path.join(control.dir, 'runyard-batch.sh');
