@@ -216,8 +216,7 @@ async function stageInto(deps: StageDeps, job: JobRow, inputsDir: string, out: J
    * on for the bind (JobInputs.held). A folder where a file is wanted, or the reverse, is not found.
    */
   const hold = async (bucket: string, key: string, kind: 'file' | 'folder'): Promise<string> => {
-    const where = await blobs.localPath!(bucket, key);
-    const handle = await blobs.holdLocal!(bucket, key);
+    const { path: where, handle } = await blobs.holdLocal!(bucket, key);
     out.held.push({ path: where, handle });
     const st = await handle.stat();
     if (kind === 'file' ? !st.isFile() : !st.isDirectory()) throw new BlobNotFoundError(bucket, key);

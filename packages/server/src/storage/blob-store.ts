@@ -83,9 +83,10 @@ export interface BlobStore {
   /**
    * Only the local store: the key's file or folder, opened below its bucket (links followed only inside it), for a
    * task's sandbox to bind from the handle rather than by a path that a running task could change meanwhile
-   * (staging/inputs.ts). BlobNotFoundError when it does not exist. The caller closes it.
+   * (staging/inputs.ts), and its path as localPath gives it. BlobNotFoundError when it does not exist; a key whose
+   * links lead out of its bucket is refused. The caller closes the handle.
    */
-  holdLocal?(bucket: string, key: string): Promise<FileHandle>;
+  holdLocal?(bucket: string, key: string): Promise<{ path: string; handle: FileHandle }>;
 }
 
 /** Base class of the errors a blob store throws on purpose; anything else (network, permissions) bubbles as it came. */

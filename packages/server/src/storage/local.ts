@@ -140,13 +140,19 @@ export class LocalBlobStore implements BlobStore {
     throw new BlobKeyError(`key ${quoted(key)} leads outside its bucket`);
   }
 
-  /** The key's regular file, opened below the bucket (links followed only inside it): the handle is what was checked. */
-  private async openFile(bucket: string, key: string): Promise<FileHandle> {
+  /** A checked key as its bucket's directory and its path below it (for beneath.ts); BlobNotFoundError without the bucket. */
+  private async located(bucket: string, key: string): Promise<{ root: string; rel: string }> {
     checkKey(key);
     const rel = this.relOf(bucket, key);
-    const bucketRoot = await this.bucketRoot(bucket);
-    if (!bucketRoot) throw new BlobNotFoundError(bucket, key);
-    return openBeneath(bucketRoot, rel, 'read', LINKS_INSIDE).catch((e: unknown) => this.blobError(e, bucket, key));
+    const root = await this.bucketRoot(bucket);
+    if (!root) throw new BlobNotFoundError(bucket, key);
+    return { root, rel };
+  }
+
+  /** The key's regular file, opened below the bucket (links followed only inside it): the handle is what was checked. */
+  private async openFile(bucket: string, key: string): Promise<FileHandle> {
+    const { root, rel } = await this.located(bucket, key);
+    return openBeneath(root, rel, 'read', LINKS_INSIDE).catch((e: unknown) => this.blobError(e, bucket, key));
   }
 
   async localPath(bucket: string, key: string): Promise<string> {
@@ -161,20 +167,20 @@ export class LocalBlobStore implements BlobStore {
     return target;
   }
 
-  async holdLocal(bucket: string, key: string): Promise<FileHandle> {
-    checkKey(key);
-    const rel = this.relOf(bucket, key);
-    const bucketRoot = await this.bucketRoot(bucket);
-    if (!bucketRoot) throw new BlobNotFoundError(bucket, key);
+  async holdLocal(bucket: string, key: string): Promise<{ path: string; handle: FileHandle }> {
+    const { root, rel } = await this.located(bucket, key);
+    // The path as tasks name it (localPath's), the handle what the walk below the bucket reached.
+    const named = this.pathOf(bucket, key);
     try {
-      return await openBeneath(bucketRoot, rel, 'read', LINKS_INSIDE);
+      return { path: named, handle: await openBeneath(root, rel, 'read', LINKS_INSIDE) };
     } catch (e) {
       if (!(e instanceof BeneathError) || e.reason !== 'special') this.blobError(e, bucket, key);
     }
     // Not a regular file: a folder, opened again through the magic link of the handle that reached it (never by its path).
-    return inDirBeneath(bucketRoot, rel, (dir) => open(dir, constants.O_RDONLY | constants.O_DIRECTORY), LINKS_INSIDE).catch((e: unknown) =>
-      this.blobError(e, bucket, key),
+    const handle = await inDirBeneath(root, rel, (dir) => open(dir, constants.O_RDONLY | constants.O_DIRECTORY), LINKS_INSIDE).catch(
+      (e: unknown) => this.blobError(e, bucket, key),
     );
+    return { path: named, handle };
   }
 
   // ---- reading -----------------------------------------------------------------------------------------------

@@ -62,9 +62,13 @@ describe('inputs held open: a path swapped before the mount changes nothing', { 
 
   /** The stored file and folder held as staging holds them, then `results` swapped for a link to the host's folder. */
   const holdThenSwap = async (): Promise<{ file: string; folder: string; held: FileHandle[]; restore: () => void }> => {
+    const heldFile = await store.holdLocal('bucket', 'ws/results/lane/reads.txt');
+    const heldFolder = await store.holdLocal('bucket', 'ws/results/lane');
+    // The paths held are those the store gives the task (localPath).
     const file = await store.localPath('bucket', 'ws/results/lane/reads.txt');
     const folder = await store.localPath('bucket', 'ws/results/lane');
-    const held = [await store.holdLocal('bucket', 'ws/results/lane/reads.txt'), await store.holdLocal('bucket', 'ws/results/lane')];
+    assert.deepEqual([heldFile.path, heldFolder.path], [file, folder]);
+    const held = [heldFile.handle, heldFolder.handle];
     const results = path.join(bucketDir, 'ws', 'results');
     renameSync(results, `${results}.real`);
     symlinkSync(path.join(scratch, 'host'), results);
