@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { FIXTURE_BIN } from '../../../../test/support/running-server.js';
 import { settleEngineServers } from '../../src/services/engine-servers.js';
 import { isPathInside } from '../../src/storage/local.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { startWdlWorld, type WdlWorld } from '../wdl/wdl-world.js';
+import { buildJavaFixture, FIXTURE_JAR, managedServer } from './managed-world.js';
 
 /**
  * The Cromwell server that Runyard runs (RUNYARD_CROMWELL_JAR) against its own calls: they are
@@ -30,11 +18,6 @@ import { startWdlWorld, type WdlWorld } from '../wdl/wdl-world.js';
  * server must never follow what it planted: its log, control files and the jobs' inputs are
  * outside everything the sandbox writes.
  */
-
-const JAVA_FIXTURE = fileURLToPath(new URL('../../../../test/support/cromwell-fixture/java.ts', import.meta.url));
-
-/** A jar is a zip: its first four bytes are PK\\3\\4 (the launcher checks them). */
-const JAR = 'PK\u0003\u0004\nfixture.startDelayMs=20\n';
 
 /** A job id that no job has, in the form of the inputs directories' names (<job>-<attempt>). */
 const FAKE_INPUTS = `${'a'.repeat(24)}-1`;
@@ -48,35 +31,7 @@ describe("the managed Cromwell server's calls cannot reach the server's files", 
   let precious: string;
   let outside: string;
 
-  const engineDir = () => path.join(w.s.config.dataDir, 'engine-servers', w.ws);
-  const runDir = () => path.join(w.s.config.dataDir, 'run', 'engine-servers', w.ws);
-  const status = async () => w.ok('GET', `/api/v1/cromwell?teamId=${w.ws}`);
-  const stopped = () =>
-    waitFor(
-      'the Cromwell server to be Stopped',
-      async () => {
-        const server = await status();
-        return server.status === 'Stopped' ? server : undefined;
-      },
-      120_000,
-    );
-  const running = () =>
-    waitFor(
-      'the Cromwell server to run',
-      async () => {
-        const server = await status();
-        assert.notEqual(server.status, 'Stopped', server.statusMessage);
-        return server.status === 'Running' ? server : undefined;
-      },
-      120_000,
-    );
-  const answers = async (url: string) => {
-    try {
-      return (await fetch(`${url}/engine/v1/status`)).status === 200;
-    } catch {
-      return false;
-    }
-  };
+  const { running, stopped, answers, engineDir, runDir } = managedServer(() => w);
   /** `java` becomes a script: these lines (the paths it needs set first), then whatever they end with. */
   const javaDoes = (lines: string[]) => {
     const vars = { DIR: engineDir(), RUN: runDir(), SECRET: secret, PRECIOUS: precious, OUTSIDE: outside, BIN: bin };
@@ -93,19 +48,9 @@ describe("the managed Cromwell server's calls cannot reach the server's files", 
     scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-hostile-cromwell-'));
     bin = path.join(scratch, 'bin');
     mkdirSync(bin);
-    await build({
-      entryPoints: [JAVA_FIXTURE],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: path.join(bin, 'java-fixture'),
-      banner: { js: '#!/usr/bin/env node' },
-      logLevel: 'error',
-    });
-    chmodSync(path.join(bin, 'java-fixture'), 0o755);
+    await buildJavaFixture(path.join(bin, 'java-fixture'));
     const jar = path.join(scratch, 'cromwell-86.jar');
-    writeFileSync(jar, JAR);
+    writeFileSync(jar, FIXTURE_JAR);
     secret = path.join(scratch, 'secret.txt');
     writeFileSync(secret, 'TOP-SECRET-not-for-the-status\n', { mode: 0o600 });
     precious = path.join(scratch, 'precious.txt');

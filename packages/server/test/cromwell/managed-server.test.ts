@@ -1,27 +1,21 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { FIXTURE_BIN } from '../../../../test/support/running-server.js';
 import { uploadFile } from '../../../../test/support/upload.js';
 import { loadConfig } from '../../src/config.js';
 import { getEngineServer, settleEngineServers } from '../../src/services/engine-servers.js';
 import { waitFor } from '../scheduler/helpers.js';
 import { startWdlWorld, type WdlWorld } from '../wdl/wdl-world.js';
+import { buildJavaFixture, FIXTURE_JAR, managedServer } from './managed-world.js';
 
 /**
- * The Cromwell server that Runyard runs itself (RUNYARD_CROMWELL_JAR). Neither Java's Cromwell
- * jar nor a way to build one is available here, so `java` on the task PATH is
- * test/support/cromwell-fixture/java.ts, bundled into one program: it follows the java launcher's
- * and Cromwell's contracts for what Runyard uses (-D properties, -jar, `server`, the port,
- * interface and Local backend root), and serves the Cromwell fixture's REST API. It runs where
- * the real one would: through the local executor, in the task sandbox.
+ * The Cromwell server that Runyard runs itself (RUNYARD_CROMWELL_JAR), with the stand-in `java`
+ * of managed-world.ts. It runs where the real one would: through the local executor, in the task
+ * sandbox.
  */
-
-const JAVA_FIXTURE = fileURLToPath(new URL('../../../../test/support/cromwell-fixture/java.ts', import.meta.url));
 
 /** count counts the lines of a File input, says whether the call can see a path, and joins the files a glob matches. */
 const WDL = `version 1.0
@@ -59,55 +53,21 @@ workflow reads {
 }
 `;
 
-/** A jar is a zip: its first four bytes are PK\\3\\4 (the launcher checks them). */
-const JAR = 'PK\u0003\u0004\nfixture.startDelayMs=20\n';
-
 describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 300_000 }, () => {
   let scratch: string;
   let jar: string;
   let w: WdlWorld;
   let workflowId: string;
 
-  const status = async () => w.ok('GET', `/api/v1/cromwell?teamId=${w.ws}`);
-  const running = () =>
-    waitFor(
-      'the Cromwell server to run',
-      async () => {
-        const server = await status();
-        assert.notEqual(server.status, 'Stopped', server.statusMessage);
-        return server.status === 'Running' ? server : undefined;
-      },
-      120_000,
-    );
-  const answers = async (url: string) => {
-    try {
-      return (await fetch(`${url}/engine/v1/status`)).status === 200;
-    } catch {
-      return false;
-    }
-  };
-  const engineDir = () => path.join(w.s.config.dataDir, 'engine-servers', w.ws);
-  /** The server's own files of it (log, control files, inputs): outside the sandbox's view. */
-  const runDir = () => path.join(w.s.config.dataDir, 'run', 'engine-servers', w.ws);
+  const { status, running, answers, engineDir, runDir } = managedServer(() => w);
 
   before(async () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-managed-cromwell-'));
     const bin = path.join(scratch, 'bin');
     mkdirSync(bin);
-    // One program, no imports: the sandbox shows it (its PATH directory) and nothing of this checkout.
-    await build({
-      entryPoints: [JAVA_FIXTURE],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
-      outfile: path.join(bin, 'java'),
-      banner: { js: '#!/usr/bin/env node' },
-      logLevel: 'error',
-    });
-    chmodSync(path.join(bin, 'java'), 0o755);
+    await buildJavaFixture(path.join(bin, 'java'));
     jar = path.join(scratch, 'cromwell-86.jar');
-    writeFileSync(jar, JAR);
+    writeFileSync(jar, FIXTURE_JAR);
     w = await startWdlWorld({
       RUNYARD_WDL_ENGINE: 'cromwell',
       RUNYARD_CROMWELL_JAR: jar,
@@ -146,7 +106,7 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
       assert.equal(refused.status, 409, JSON.stringify(refused.json));
       assert.match(refused.json.message, /WDL engine server is stopped/);
     } finally {
-      writeFileSync(jar, JAR);
+      writeFileSync(jar, FIXTURE_JAR);
     }
   });
 
