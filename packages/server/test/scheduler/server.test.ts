@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '@runyard/server';
+import { printedValue } from '../../../../test/support/printed-value.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
@@ -61,14 +62,8 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 300
       },
       (line) => lines.push(line),
     );
-    apikey = lines
-      .find((l) => l.includes('API key:'))!
-      .split(':')[1]
-      .trim();
-    ws = lines
-      .find((l) => l.includes('Workspace id:'))!
-      .split(':')[1]
-      .trim();
+    apikey = printedValue(lines, 'API key')!;
+    ws = printedValue(lines, 'Workspace id')!;
     projectId = (await api('POST', `/api/v1/projects?teamId=${ws}`, { name: 'demo' }))._id;
   });
   after(async () => {

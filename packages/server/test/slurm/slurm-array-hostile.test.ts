@@ -16,6 +16,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '@runyard/server';
+import { printedValue } from '../../../../test/support/printed-value.js';
 import { writeArrayRows } from '../../src/executors/array-run.js';
 import type { AttemptControl, TaskEnd, TaskSpec } from '../../src/executors/executor.js';
 import { defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -299,14 +300,8 @@ describe('an array job with a hostile row through the whole server on Slurm', { 
       },
       (line) => lines.push(line),
     );
-    apikey = lines
-      .find((l) => l.includes('API key:'))!
-      .split(':')[1]
-      .trim();
-    ws = lines
-      .find((l) => l.includes('Workspace id:'))!
-      .split(':')[1]
-      .trim();
+    apikey = printedValue(lines, 'API key')!;
+    ws = printedValue(lines, 'Workspace id')!;
   });
   after(async () => {
     await server?.close();

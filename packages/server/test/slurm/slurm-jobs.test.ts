@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startServer, type RunningServer } from '@runyard/server';
+import { printedValue } from '../../../../test/support/printed-value.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
@@ -74,10 +75,9 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
   async function start(): Promise<void> {
     const lines: string[] = [];
     server = await startServer(env, (line) => lines.push(line));
-    const key = lines.find((l) => l.includes('API key:'));
-    if (key) apikey = key.split(':')[1].trim();
-    const workspace = lines.find((l) => l.includes('Workspace id:'));
-    if (workspace) ws = workspace.split(':')[1].trim();
+    // Printed by the first start only: a restart keeps them.
+    apikey = printedValue(lines, 'API key') ?? apikey;
+    ws = printedValue(lines, 'Workspace id') ?? ws;
   }
 
   before(async () => {
