@@ -41,7 +41,7 @@ const ms = (v) => `${v.toFixed(1)} ms`;
 
 export async function run() {
   const s = await startJobServer();
-  const task = sandboxedTrue();
+  const task = await sandboxedTrue();
   try {
     console.log(
       `# B3 submit-to-running of a bash job \`true\` on an idle server, ${JOBS} jobs one after the other (startTime - client's submit time)`,
@@ -62,7 +62,9 @@ export async function run() {
     const createdToStart = sorted((r) => Date.parse(r.startTime) - Date.parse(r.createdAt));
     const startToEnd = sorted((r) => Date.parse(r.endTime) - Date.parse(r.startTime));
     const direct = await directSpawns(JOBS, task);
-    console.log(`# B3 baseline: the ${task.kind === 'bwrap' ? 'sandboxed (bwrap)' : 'unconfined'} command spawned directly`);
+    console.log(
+      `# B3 baseline: the ${task.kind === 'bwrap' ? `sandboxed (bwrap${task.pooled ? ', in a ready namespace of a pool' : ''})` : 'unconfined'} command spawned directly`,
+    );
 
     const [p50, p99] = [percentile(latency, 0.5), percentile(latency, 0.99)];
     const [b50, b99] = [percentile(direct, 0.5), percentile(direct, 0.99)];

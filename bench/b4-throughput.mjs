@@ -19,9 +19,23 @@ const CONCURRENCY = Number(process.env.BENCH_B4_CONCURRENCY ?? Math.max(4, os.av
 const TIMEOUT_MS = Number(process.env.BENCH_B4_TIMEOUT_MS ?? 300_000);
 const clients = new URL('./lib/job-clients.mjs', import.meta.url).href;
 
-/** Seconds for `xargs -P concurrency` to run the sandboxed `bash -c true` count times. */
+/**
+ * Seconds for `xargs -P concurrency` to run the sandboxed `bash -c true` count times. Where the
+ * tasks join ready namespaces (task.slots of them), one xargs for each, together `concurrency` at
+ * a time: a namespace serves one task at a time, as on the server.
+ */
 function xargs(count, concurrency, task) {
-  const script = `seq ${count} | xargs -P ${concurrency} -I{} ${task.argv.map(shellQuote).join(' ')}`;
+  const lines = [];
+  if (task.slots > 1) {
+    const per = Math.ceil(count / task.slots);
+    for (let slot = 0; slot < task.slots; slot++) {
+      const n = Math.min(per, count - slot * per);
+      const p = Math.ceil(concurrency / task.slots);
+      if (n > 0) lines.push(`seq ${n} | xargs -P ${p} -I{} ${task.argvOf(slot).map(shellQuote).join(' ')} & pids="$pids $!"`);
+    }
+    lines.push('for j in $pids; do wait $j || exit 1; done');
+  } else lines.push(`seq ${count} | xargs -P ${concurrency} -I{} ${task.argv.map(shellQuote).join(' ')}`);
+  const script = lines.join('\n');
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     // In a process group of its own, so that a timeout stops xargs and its commands too.
@@ -56,12 +70,12 @@ async function phases(config) {
 export async function run() {
   // The local executor's capacity is set to the concurrency, so that CONCURRENCY 1-CPU jobs can run at once, as in xargs.
   const s = await startJobServer({ queueConcurrency: CONCURRENCY, env: { RUNYARD_LOCAL_CPUS: String(CONCURRENCY) } });
-  const task = sandboxedTrue();
+  const task = await sandboxedTrue({ members: CONCURRENCY });
   try {
     // The baseline runs just before and just after Runyard (the machine is shared); the figure uses their mean.
     const before = await xargs(JOBS, CONCURRENCY, task);
     console.log(
-      `# B4 ${JOBS} bash jobs \`true\`, default queue of concurrency ${CONCURRENCY}, submitted from 8 connections; baseline xargs -P ${CONCURRENCY} of the same command in bwrap (${task.kind})`,
+      `# B4 ${JOBS} bash jobs \`true\`, default queue of concurrency ${CONCURRENCY}, submitted from 8 connections; baseline xargs -P ${CONCURRENCY} of the same command in bwrap (${task.kind}${task.pooled ? `, ${task.slots} ready namespaces, one task in each at a time` : ''})`,
     );
     const result = await inChild(
       clients,

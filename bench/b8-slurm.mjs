@@ -43,7 +43,8 @@ async function runyardToRunning(s, body, count) {
 export async function run() {
   execFileSync('bash', [script, 'up'], { stdio: 'inherit' });
   const s = await startJobServer({ env: { RUNYARD_SLURM_POLL_MS: '500' } });
-  const task = sandboxedTrue();
+  // A Slurm task makes its namespace on its node: no pool.
+  const task = await sandboxedTrue({ members: 0 });
   try {
     // The data directory is under the temporary directory: that is the cluster's shared directory here.
     const cluster = await s.call('POST', '/api/runyard/admin/hpc', {

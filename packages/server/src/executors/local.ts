@@ -92,17 +92,20 @@ export class LocalExecutor implements Executor {
     // The task's cgroups (its CPUs and memory), joined by the wrapper before the task runs.
     const limits = await this.limits.prepare(task, control);
     const inContainer = task.confinement === 'container';
+    // A ready network namespace from the sandbox's pool (sandbox/network-pool.ts), where the task has one.
+    const lease = inContainer ? null : ((await this.sandbox.lease?.(task)) ?? null);
     let program: string;
     let args: string[];
     let inherit: string[] = [];
     try {
       // bwrap reports the task's exit status itself: the wrapper execs it rather than forking for it.
-      const statusArgv = inContainer ? undefined : this.sandbox.statusArgv?.(task, STATUS_FD);
+      const statusArgv = inContainer ? undefined : this.sandbox.statusArgv?.(task, STATUS_FD, lease);
       const argv = statusArgv ?? (inContainer ? task.argv : this.sandbox.argv(task));
       [program, ...args] = wrapperArgv(control, argv, limits.procsFiles, statusArgv !== undefined);
       // The inputs the server holds open, handed to bwrap as fds for its --ro-bind-fd (sandbox/bwrap.ts heldInputs).
       if (statusArgv && this.sandbox.kind === 'bwrap') inherit = heldInputs(task).map((h) => h.source);
     } catch (e) {
+      lease?.release(true);
       await this.limits.discard(control);
       throw e;
     }
@@ -120,11 +123,15 @@ export class LocalExecutor implements Executor {
         ...(inherit.length && { inherit }),
       });
     } catch (e) {
+      // Never joined (the spawner does not report a start that failed after the call): the namespace is as it was.
+      lease?.release(true);
       await this.limits.discard(control);
       throw new Error(`The task could not be started: ${(e as Error).message}`);
     }
     const { pid } = started;
     this.children.set(pid, started);
+    // Its end seen (the sandbox's PID namespace, and so every process of the task, is gone), its namespace serves the next task.
+    if (lease) void started.ended.then((how) => lease.release(how === 'exited'));
     if (task.forwardPort !== undefined && !inContainer) {
       try {
         await this.sandbox.forward?.(task, started.ended);

@@ -29,6 +29,7 @@ export function createExecutors(
     settings,
     settings.dataDir ? path.join(settings.dataDir, 'sandbox-etc') : undefined,
     settings.dataDir ? path.join(settings.dataDir, 'sandbox-net') : '',
+    limits,
   );
   const executors: Record<string, Executor> & { local: LocalExecutor } = {
     local: new LocalExecutor(undefined, sandbox, limits, defaultSpawner(settings.nativeSpawn)),

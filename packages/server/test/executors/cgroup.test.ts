@@ -160,6 +160,7 @@ describe('task limits', { timeout: 120_000 }, () => {
       events: () => ({ oomKills: 0, forksRefused: 0 }),
       remove: async () => undefined,
       exists: () => false,
+      removeEmpty: () => undefined,
       unlimited: () => [],
       placeDispatcher: () => 'a fake',
     };
@@ -187,6 +188,7 @@ describe("the removal of a task's groups", () => {
         return new Promise((resolve, reject) => held.set(name, { resolve, reject }));
       },
       exists: () => true,
+      removeEmpty: () => undefined,
       unlimited: () => [],
       placeDispatcher: () => 'a fake',
     };

@@ -27,7 +27,7 @@ describe('the sandbox at server start', { timeout: 120_000 }, () => {
     // A task PATH with bwrap and the outbound network's tools only: the sandbox is there, podman is not.
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
-    for (const tool of ['bwrap', 'slirp4netns', 'unshare', 'mkfifo'])
+    for (const tool of ['bwrap', 'slirp4netns', 'unshare', 'nsenter', 'mkfifo'])
       symlinkSync(findOnPath(tool, process.env.PATH ?? '')!, path.join(bin, tool));
     const p = startMain({ RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0', RUNYARD_TASK_PATH: bin, RUNYARD_CONTAINER_RUNTIME: 'podman' });
     assert.equal(await p.exited, 1);
@@ -41,7 +41,8 @@ describe('the sandbox at server start', { timeout: 120_000 }, () => {
     const dataDir = path.join(dir, 'data');
     const bin = path.join(dir, 'bin');
     mkdirSync(bin);
-    for (const tool of ['bwrap', 'unshare', 'mkfifo']) symlinkSync(findOnPath(tool, process.env.PATH ?? '')!, path.join(bin, tool));
+    for (const tool of ['bwrap', 'unshare', 'nsenter', 'mkfifo'])
+      symlinkSync(findOnPath(tool, process.env.PATH ?? '')!, path.join(bin, tool));
     const p = startMain({ RUNYARD_DATA_DIR: dataDir, RUNYARD_PORT: '0', RUNYARD_TASK_PATH: bin });
     assert.equal(await p.exited, 1);
     assert.match(

@@ -51,6 +51,7 @@ async function run(
   etcCopies?: string,
   netFifos?: string,
   whileRunning?: (wrapperPid: number) => void,
+  pooled = true,
 ) {
   const d = layout();
   const task: TaskSpec = {
@@ -61,7 +62,9 @@ async function run(
     readable: [d.input],
     logFile: d.log,
   };
-  const executor = new LocalExecutor(50, createSandbox(settings, etcCopies, netFifos));
+  const sandbox = createSandbox(settings, etcCopies, netFifos);
+  // pooled false: the task makes its own namespace, as one whose port the server reaches does (network-pool.test.ts tests the pool).
+  const executor = new LocalExecutor(50, pooled ? sandbox : { ...sandbox, lease: undefined });
   const control = { dir: path.join(d.root, 'control'), attempt: 1 };
   const launched = await executor.launch(task, control);
   const watch = whileRunning && setInterval(() => whileRunning(launched.pid), 50);
@@ -180,6 +183,7 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
         fifos,
         fifos,
         (wrapper) => seen.push(slirpsOf(wrapper).length),
+        false,
       );
       // While it ran, one slirp4netns connected it.
       assert.ok(seen.includes(1), `slirp4netns processes seen while it ran: ${seen.join(', ')}`);

@@ -147,7 +147,7 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "the host's system directories (/, /etc) that the sandbox shows, and the server's /etc snapshot",
   },
   'executors/sandbox/cgroup.ts': {
-    names: ['existsSync', 'mkdirSync', 'readFileSync', 'rmdirSync', 'writeFileSync'],
+    names: ['existsSync', 'mkdirSync', 'readdirSync', 'readFileSync', 'rmdirSync', 'writeFileSync'],
     kind: 'server',
     why: 'the cgroup filesystem (and /proc/self)',
   },
@@ -168,9 +168,14 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "the host's /etc and the server's copies of it (a folder of the server's that tasks see read-only as their /etc)",
   },
   'executors/sandbox/limits.ts': {
-    names: ['existsSync', 'readFileSync', 'writeFileSync'],
+    names: ['existsSync', 'readFileSync', 'writeFile', 'writeFileSync'],
     kind: 'server',
-    why: `the attempt's memory-kill and limits records in ${CONTROL}`,
+    why: `the attempt's memory-kill and limits records in ${CONTROL}; the cgroup filesystem (a pooled network's group)`,
+  },
+  'executors/sandbox/network-pool.ts': {
+    names: ['rmSync'],
+    kind: 'server',
+    why: "a pooled namespace's exit FIFO, in the server's folder for the tasks' network FIFOs",
   },
   'executors/sandbox/sandbox.ts': { names: ['mkdirSync'], kind: 'server', why: "the server's folder for the FIFOs of the tasks' networks" },
   'executors/sandbox/slirp-api.ts': {

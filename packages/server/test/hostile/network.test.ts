@@ -101,6 +101,36 @@ describe('T20: the network of a hostile tenant', { timeout: 600_000, skip: canMa
     assert.equal(seen.get('resolv.conf'), 'nameserver 10.0.2.3');
   });
 
+  it("a pooled namespace serves the next task, of another workspace, with nothing of the one before: mallory's listener is gone", async () => {
+    const port = 8000 + (process.pid % 1000);
+    const netns = 'readlink /proc/self/ns/net';
+    const listen = `import socket,time; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("127.0.0.1", ${port})); s.listen(); time.sleep(300)`;
+    const left = await w.submit(
+      w.mallory.key,
+      w.mallory.ws,
+      w.mallory.project,
+      w.mallory.workflow,
+      `setsid /usr/bin/python3 -c ${shellQuote(listen)} >/dev/null 2>&1 </dev/null & sleep 1; ${netns}`,
+    );
+    assert.equal(await finished(w, w.mallory.key, w.mallory.ws, left), 'completed');
+    const nsOf = (text: string) => /^net:\[\d+\]$/m.exec(text)?.[0];
+    const leftNs = nsOf(readFileSync(path.join(jobPaths(w.dataDir, w.mallory.ws, left).logs, 'stdout.txt'), 'utf8'));
+    const connect = `import socket; s=socket.socket(); s.settimeout(5); print("connect", s.connect_ex(("127.0.0.1", ${port})))`;
+    const next = await w.submit(
+      w.admin.key,
+      w.admin.ws,
+      w.admin.project,
+      w.admin.workflow,
+      `${netns}; /usr/bin/python3 -c ${shellQuote(connect)}`,
+    );
+    assert.equal(await finished(w, w.admin.key, w.admin.ws, next), 'completed');
+    const nextLog = readFileSync(path.join(jobPaths(w.dataDir, w.admin.ws, next).logs, 'stdout.txt'), 'utf8');
+    const [nextNs, reached] = [nsOf(nextLog), /^connect .*$/m.exec(nextLog)?.[0]];
+    assert.ok(leftNs, "the namespace of mallory's task is in its log");
+    assert.equal(nextNs, leftNs, "the next task ran in the namespace mallory's task had (the pool's last given back)");
+    assert.equal(reached, 'connect 111', "mallory's listener is gone: the connection is refused");
+  });
+
   it("a queue's none reaches nothing; a queue's host reaches the host's loopback, and the server warns at every start while it exists", async () => {
     const queue = (net: string) =>
       w.api('POST', '/api/runyard/admin/queues', w.admin.key, { workspaceId: w.mallory.ws, name: `net-${net}`, taskNetwork: net });

@@ -44,7 +44,8 @@ export interface World {
   dataDir: string;
   port: number;
   api(method: string, url: string, key: string, body?: unknown): Promise<{ status: number; json: any }>;
-  admin: { key: string; ws: string };
+  /** project, workflow: the victim's own, for jobs of the victim's workspace. */
+  admin: { key: string; ws: string; project: string; workflow: string };
   /** placement: what mallory's job bodies add to run where the world's attacks run (the Slurm cluster, or nothing). */
   mallory: { key: string; ws: string; project: string; workflow: string; placement: Record<string, unknown> };
   victimJob: string;
@@ -156,7 +157,7 @@ export async function world(
     dataDir,
     port,
     api,
-    admin: { key, ws },
+    admin: { key, ws, project, workflow: victimWorkflow },
     mallory: { key: mkey, ws: mws, project: mproject, workflow: await sh(mws), placement },
     victimJob,
     sleeperJob,

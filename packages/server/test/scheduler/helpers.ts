@@ -64,7 +64,7 @@ function withWritable(sandbox: Sandbox, dir: string): Sandbox {
   return {
     ...sandbox,
     argv: (task) => sandbox.argv(more(task)),
-    statusArgv: statusArgv && ((task, fd) => statusArgv(more(task), fd)),
+    statusArgv: statusArgv && ((task, fd, lease) => statusArgv(more(task), fd, lease)),
     prepare: prepare && ((task) => prepare(more(task))),
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -191,6 +191,8 @@ export interface Cgroups {
   remove(name: string): Promise<void>;
   /** Whether the group exists (a task of it may still have processes there). */
   exists(name: string): boolean;
+  /** Removes the groups whose name starts so that hold no process (and no child group); the others stay. */
+  removeEmpty(prefix: string): void;
   /** The files a task that asks for no resources joins (UNLIMITED_GROUP, made when missing), so it leaves the spawner's group. */
   unlimited(): string[];
   /** Moves a process or a thread into DISPATCH_FOLDER (made and weighted when missing). Null when moved, else why not. */
@@ -210,6 +212,25 @@ abstract class TaskGroups implements Cgroups {
 
   protected dirs(name: string): string[] {
     return this.bases.map((base) => groupDir(base, name));
+  }
+
+  removeEmpty(prefix: string): void {
+    for (const base of this.bases) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(base).filter((name) => name.startsWith(prefix));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        try {
+          // The kernel refuses (EBUSY) while it holds a process.
+          rmdirSync(path.join(base, name));
+        } catch {
+          // In use, or gone.
+        }
+      }
+    }
   }
 
   /** Writes the group's limits: a few short writes, done at once (each through the thread pool would cost a round trip). */
@@ -411,6 +432,7 @@ class NoCgroups implements Cgroups {
   exists(): boolean {
     return false;
   }
+  removeEmpty(): void {}
   unlimited(): string[] {
     return [];
   }

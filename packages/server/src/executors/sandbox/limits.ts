@@ -1,13 +1,20 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptControl, TaskSpec } from '../executor.js';
-import { detectCgroups, type Cgroups, type DispatchMember, type LimitEvents } from './cgroup.js';
+import { detectCgroups, type Cgroups, type DispatchMember, type LimitEvents, type TaskResources } from './cgroup.js';
 
 /** The line of a job's log whose task runs without its CPU and memory limits. */
 export function unenforcedNote(reason: string): string {
   return `Runyard: CPU and memory limits are not enforced on this host: ${reason}.`;
 }
+
+/** The groups of pooled network namespaces (placeNetwork) are named so. */
+export const NETWORK_GROUP_PREFIX = 'net-';
+
+/** What the slirp4netns of a pooled namespace may use: one CPU (it is one thread), 256 MiB, a few processes. */
+export const NETWORK_RESOURCES: TaskResources = { cpus: 1, memoryGiB: 0.25, pids: 16 };
 
 /**
  * The attempt's group: the job (its control directory's name) and the attempt, so a restarted
@@ -48,6 +55,7 @@ function readEvents(control: AttemptControl): LimitEvents | null {
  */
 export class TaskLimits {
   private detected: Cgroups | null = null;
+  private swept = false;
   /** Groups whose removal settle() began, by name, until it is done (failed ones until removed() tells it). */
   private readonly removals = new Map<string, Promise<void>>();
 
@@ -146,6 +154,29 @@ export class TaskLimits {
   /** Moves the spawner, or the thread that launches the tasks, into the dispatch group (cgroup.ts). Null when moved, else why not. */
   placeDispatcher(member: DispatchMember): string | null {
     return this.cgroups.placeDispatcher(member);
+  }
+
+  /**
+   * A group of its own for the slirp4netns of a pooled network namespace (network-pool.ts), with
+   * limits of its own (NETWORK_RESOURCES: it is one thread), outside every task's groups: moving it
+   * into each task's groups and out again would cost the kernel an RCU grace period per hierarchy
+   * at every start and end. Nothing where limits are not enforced. Throws where it cannot be placed.
+   */
+  async placeNetwork(name: string, pid: number): Promise<void> {
+    const { cgroups } = this;
+    if (cgroups.unavailable) return;
+    if (!this.swept) {
+      this.swept = true;
+      // Left by a server that ended while tasks still used its namespaces (empty once they ended).
+      cgroups.removeEmpty(NETWORK_GROUP_PREFIX);
+    }
+    const files = await cgroups.create(name, NETWORK_RESOURCES);
+    for (const file of files) await writeFile(file, String(pid));
+  }
+
+  /** Removes a pooled namespace's group, and kills what is left in it. */
+  async removeNetwork(name: string): Promise<void> {
+    if (!this.cgroups.unavailable) await this.cgroups.remove(name);
   }
 
   /** A task that never started: its group, if any, is removed. */

@@ -9,17 +9,24 @@ import { bwrapArgv, bwrapStatusArgv, ETC_ENTRIES, TASK_ID, type HostUser, type N
 import { EtcSnapshot } from './etc-snapshot.js';
 import { findOutboundTools, hostAddressWords, outboundLauncher, outboundUnavailable } from './task-network.js';
 import { addHostForward, forwardSocketOf } from './slirp-api.js';
+import { joinLauncher, NetworkPool, type NetworkGroups } from './network-pool.js';
 
 /** How the local executor confines a task (RUNYARD_SANDBOX). */
 export interface Sandbox {
   readonly kind: 'bwrap' | 'none';
-  /** The argv that runs the task under this sandbox. */
-  argv(task: TaskSpec): string[];
+  /** The argv that runs the task under this sandbox (in a pooled namespace when given one: this host's tasks only). */
+  argv(task: TaskSpec, lease?: NetworkLease | null): string[];
   /**
    * Where the sandbox can report the task's exit status itself (bwrap): the argv that runs it so,
    * its status as JSON lines on statusFd, for a wrapper that execs it (wrapper.ts).
    */
-  statusArgv?(task: TaskSpec, statusFd: number): string[];
+  statusArgv?(task: TaskSpec, statusFd: number, lease?: NetworkLease | null): string[];
+  /**
+   * A ready network namespace for a task of this host (its outbound network, network-pool.ts), to
+   * pass to statusArgv; null where the task makes its own (a port the server reaches, or a pool
+   * that could not make one: the task's own launcher then says why, in its log).
+   */
+  lease?(task: TaskSpec): Promise<NetworkLease | null>;
   /** A line for the job's log about how the task runs, when there is something to say. */
   readonly note: string | null;
   /**
@@ -33,6 +40,16 @@ export interface Sandbox {
    * the host's loopback itself). ended: the task's end, which stops the wait.
    */
   forward?(task: TaskSpec, ended: Promise<unknown>): Promise<void>;
+}
+
+/** A pooled namespace held for one task: joined by its launcher, given back once the task ended. */
+export interface NetworkLease {
+  /** The argv before bwrap's that joins it. */
+  readonly launcher: string[];
+  /** Its slirp4netns, which the task's limits count while it has it. */
+  readonly slirp: number;
+  /** intact: the task's end was seen (nothing of it is left), so the namespace serves the next one. */
+  release(intact: boolean): void;
 }
 
 export type SandboxSettings = Pick<Config, 'sandbox' | 'taskNetwork' | 'taskPath'> &
@@ -78,9 +95,15 @@ export const UNCONFINED_WARNING =
  * (etc-snapshot.ts) rather than one bind per entry; only for statusArgv, which runs tasks on this
  * host (argv serves the Slurm executor too, whose tasks run on other hosts with /etc of their own).
  * netFifos: a folder of the server's for the FIFOs that start a local task's outbound network
- * (task-network.ts); a Slurm node's task makes them in its $TMPDIR.
+ * (task-network.ts); a Slurm node's task makes them in its $TMPDIR. Given, local tasks join ready
+ * namespaces of a pool (network-pool.ts), whose slirp4netns get groups of networkGroups.
  */
-export function createSandbox(settings: SandboxSettings, etcCopies?: string, netFifos = ''): Sandbox {
+export function createSandbox(
+  settings: SandboxSettings,
+  etcCopies?: string,
+  netFifos = '',
+  networkGroups: NetworkGroups | null = null,
+): Sandbox {
   if (settings.sandbox === 'none') return { kind: 'none', argv: (task) => task.argv, note: UNCONFINED_NOTE };
   const bwrap = findOnPath('bwrap', settings.taskPath);
   if (!bwrap) {
@@ -106,15 +129,37 @@ export function createSandbox(settings: SandboxSettings, etcCopies?: string, net
     // On this host, its addresses as the server sees them now (one process less per task); on a cluster's node, ip's.
     return { network, launcher: outboundLauncher(tools, fifos, fifos ? hostAddressWords() : '', forward) };
   };
+  const pooled = (lease: NetworkLease): NetworkPlan => ({ network: 'outbound', launcher: lease.launcher });
   const etc = etcCopies ? new EtcSnapshot(etcCopies, ETC_ENTRIES) : null;
   const user = taskHostUser(settings);
   let fifos = '';
   // Made at the first local task: the server makes its data directory (private) after checking its settings.
   const localFifos = () => (fifos ||= netFifos && (mkdirSync(netFifos, { recursive: true, mode: 0o700 }), netFifos));
+  const pool = netFifos && typeof tools !== 'string' && !tun ? new NetworkPool(tools, localFifos, settings.taskPath, networkGroups) : null;
   return {
     kind: 'bwrap',
-    argv: (task) => bwrapArgv(bwrap, task, plan(task, ''), user),
-    statusArgv: (task, statusFd) => bwrapStatusArgv(bwrap, task, plan(task, localFifos()), statusFd, etc?.view() ?? null, user),
+    argv: (task, lease) => bwrapArgv(bwrap, task, lease ? pooled(lease) : plan(task, ''), user),
+    statusArgv: (task, statusFd, lease) =>
+      bwrapStatusArgv(bwrap, task, lease ? pooled(lease) : plan(task, localFifos()), statusFd, etc?.view() ?? null, user),
+    lease: async (task) => {
+      if (!pool || typeof tools === 'string' || task.forwardPort !== undefined || networkOf(task, settings) !== 'outbound') return null;
+      let member;
+      try {
+        member = await pool.acquire();
+      } catch {
+        return null;
+      }
+      let released = false;
+      return {
+        launcher: joinLauncher(tools.nsenter, member, process.getuid?.() === 0),
+        slirp: member.slirp,
+        release: (intact) => {
+          if (released) return;
+          released = true;
+          pool.release(member, intact);
+        },
+      };
+    },
     note: null,
     ...(user && { prepare: (task: TaskSpec) => giveTaskItsFiles(task, user, settings.dataDir) }),
     forward: async (task, ended) => {

@@ -18,6 +18,7 @@ import { findOnPath } from '../find-executable.js';
 export interface OutboundTools {
   slirp4netns: string;
   unshare: string;
+  nsenter: string;
   mkfifo: string;
   nft: string;
   ip: string;
@@ -27,6 +28,7 @@ export interface OutboundTools {
 const PACKAGES: Record<keyof OutboundTools, string> = {
   slirp4netns: 'slirp4netns',
   unshare: 'util-linux',
+  nsenter: 'util-linux',
   mkfifo: 'coreutils',
   nft: 'nftables',
   ip: 'iproute2',
@@ -118,11 +120,12 @@ export function taskRules(options: { forwarded?: boolean; closed?: boolean } = {
  * the helper is gone) and a line in its log that says why.
  */
 export const NETWORK_HELPER_SCRIPT = [
-  'f=$1 p=$2 uid=$3 slirp=$4 api=$5',
+  'f=$1 p=$2 uid=$3 slirp=$4 api=$5 keep=$6',
   'exec 7<"$f.x" 4<"$f.i"',
   'read -r x <&4',
   'exec 4<&- 5>"$f.g"',
-  'rm -f "$f.i" "$f.g" "$f.x"',
+  // A pool's namespace keeps its exit FIFO: each task that joins it holds it open too (network-pool.ts).
+  'if [ -n "$keep" ]; then rm -f "$f.i" "$f.g"; else rm -f "$f.i" "$f.g" "$f.x"; fi',
   // slirp4netns's own sandbox (a mount namespace with /etc and /run only) needs root: without it, its seccomp filter still holds.
   'if [ "$uid" = 0 ]; then user= box=--enable-sandbox; else user="--userns-path=/proc/$p/ns/user" box=; fi',
   // slirp4netns opens /dev/net/tun as this user: where it is closed to it, the task is told rather than left unconnected.
@@ -148,7 +151,7 @@ const NETWORK_NAMESPACE_SCRIPT = [
   '  exit 125',
   'fi',
   'read -r x <"$2"',
-  'shift 4',
+  'shift 5',
   'exec "$@"',
 ].join('\n');
 
@@ -163,8 +166,8 @@ const NETWORK_NAMESPACE_SCRIPT = [
  * parameters.
  */
 export const NETWORK_LAUNCH_SCRIPT = [
-  'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4 ns=$5 slirp=$6 nft=$7 ip=$8 rules=$9 addrs=${10} api=${11}',
-  'shift 11',
+  'h=$1 d=${2:-${TMPDIR:-/tmp}} unshare=$3 mkfifo=$4 ns=$5 slirp=$6 nft=$7 ip=$8 rules=$9 addrs=${10} api=${11} keep=${12}',
+  'shift 12',
   'f=$d/runyard-net-$$',
   // Left by a killed task of an earlier process with this pid: removed, then made again (rm costs a process only then).
   'if ! "$mkfifo" -m 600 "$f.i" "$f.g" "$f.x" 2>/dev/null; then',
@@ -181,9 +184,10 @@ export const NETWORK_LAUNCH_SCRIPT = [
   '  case $w0 in inet) rules="$rules\\n    ip daddr ${w%/*} reject" ;; inet6) rules="$rules\\n    ip6 daddr ${w%/*} reject" ;; esac',
   '  w0=$w',
   'done',
-  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$slirp" "$api" &',
+  '/bin/sh -c "$h" runyard-net "$f" "$$" "$uid" "$slirp" "$api" "$keep" &',
   'if [ "$uid" = 0 ]; then u=; else u="--user --map-root-user"; fi',
-  `exec "$unshare" --net $u -- /bin/sh -c "$ns" runyard-netns "$f.i" "$f.g" "$nft" "$rules" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
+  // The helper's pid ($!) is slirp4netns's once it is ready: a pool's namespace reports it (network-pool.ts).
+  `exec "$unshare" --net $u -- /bin/sh -c "$ns" runyard-netns "$f.i" "$f.g" "$nft" "$rules" "$!" "$@" 7>"$f.x" 8<<EOF\nnameserver ${TASK_DNS}\nEOF`,
 ].join('\n');
 
 /** bwrap's options for a task with an outbound network (after its /etc, so that resolv.conf is mounted over it). */
@@ -224,5 +228,6 @@ export function outboundLauncher(
     forward ? taskRules({ forwarded: true, closed: forward.closed }) : TASK_RULES,
     hostAddresses,
     forward?.apiSocket ?? '',
+    '',
   ];
 }
