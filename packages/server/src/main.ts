@@ -17,6 +17,7 @@ import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
 import { containerRuntimeOf } from './engines/container-runtime.js';
 import { hostNetworkWarning, taskUserNote, UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
+import { leftOutNote, withUsableTaskPath } from './executors/sandbox/task-path.js';
 import { queuesOnHostNetwork } from './services/queues.js';
 import { nativeSpawnNote } from './executors/spawner/native-spawn.js';
 import { migrateToLatest } from './store/migrate.js';
@@ -56,7 +57,8 @@ function urlOf(config: Config, server: Server): string {
  * creates the data directory, opens and migrates the database, serves, and on first start creates the admin.
  */
 export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (line: string) => void = console.log): Promise<RunningServer> {
-  const config = loadConfig(env);
+  // A task PATH's folders whose programs cannot work in the sandbox are left out of it (executors/sandbox/task-path.ts).
+  const { config, leftOut } = withUsableTaskPath(loadConfig(env));
   if (config.role === 'scheduler') throw new ConfigError(['RUNYARD_ROLE=scheduler serves no API: start it with startSchedulerProcess().']);
   // Before anything else: without the configured sandbox or container runtime the server does not start at all.
   createExecutors(config);
@@ -89,6 +91,8 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
     if (config.sandbox === 'none') out(UNCONFINED_WARNING);
     const taskUser = taskUserNote(env, config);
     if (taskUser) out(taskUser);
+    const pathNote = leftOutNote(leftOut, 'Note');
+    if (pathNote) out(pathNote);
     const hostNetwork = hostNetworkWarning(config.taskNetwork, await queuesOnHostNetwork(store.db));
     if (hostNetwork) out(hostNetwork);
     // The local executor runs in this process's scheduler (role all) only.
@@ -139,7 +143,7 @@ export async function startSchedulerProcess(
   env: NodeJS.ProcessEnv = process.env,
   out: (line: string) => void = console.log,
 ): Promise<{ schedulerId: string; close(): Promise<void> }> {
-  const config = loadConfig(env);
+  const { config, leftOut } = withUsableTaskPath(loadConfig(env));
   createExecutors(config);
   containerRuntimeOf(config);
   makePrivateDir(config.dataDir);
@@ -158,6 +162,8 @@ export async function startSchedulerProcess(
   if (config.sandbox === 'none') out(UNCONFINED_WARNING);
   const taskUser = taskUserNote(env, config);
   if (taskUser) out(taskUser);
+  const pathNote = leftOutNote(leftOut, 'Note');
+  if (pathNote) out(pathNote);
   const hostNetwork = hostNetworkWarning(config.taskNetwork, hostQueues);
   if (hostNetwork) out(hostNetwork);
   const spawnNote = nativeSpawnNote(config.nativeSpawn);

@@ -3,13 +3,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { loadConfig } from '../config.js';
+import { withUsableTaskPath } from '../executors/sandbox/task-path.js';
 import { logStreamFor } from '../log-format.js';
 import { startBackgroundWork } from './background-work.js';
 import type { BackgroundThreadData, ToBackground, FromBackground } from './background-messages.js';
 
 const port = parentPort!;
 const { env, logFormat, threadTurns } = workerData as BackgroundThreadData;
-const config = loadConfig(env);
+// As the server's own start does (main.ts): the task PATH without what cannot work in the sandbox.
+const { config } = withUsableTaskPath(loadConfig(env));
 const log = pino({ level: config.logLevel }, logStreamFor(logFormat));
 const work = startBackgroundWork(config, log, { threadTurns }, true);
 const send = (message: FromBackground) => port.postMessage(message);

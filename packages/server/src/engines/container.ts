@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Config } from '../config.js';
 import type { TaskSpec } from '../executors/executor.js';
 import type { JobPaths } from '../scheduler/job-paths.js';
-import { ARGUMENTS_PROLOGUE, argumentsEnv } from './bash-arguments.js';
+import { BASH_JOB_SCRIPT, argumentsEnv } from './bash-arguments.js';
 import { EngineError, type Engine, type JobRow, type WorkflowRow } from './engine.js';
 import { containerNameOf, containerRuntimeOf, limitOptions, oomProbeArgv, stopArgv } from './container-runtime.js';
 import { jobResources } from '../instance-types/job-resources.js';
@@ -12,6 +12,7 @@ import { arrayTaskParameters } from './array-rows.js';
 import { registryAuthEnv, withRegistryLogin } from './registry-login.js';
 import { arrayDirOf, taskLogsDirOf, writeArrayRows } from '../executors/array-run.js';
 import { baseTaskEnv, stdoutFileOf } from './task-env.js';
+import { leftOutNote, leftOutOf } from '../executors/sandbox/task-path.js';
 
 /** $0 of the job's bash. */
 const JOB_NAME = 'runyard-job';
@@ -20,11 +21,11 @@ const JOB_NAME = 'runyard-job';
 const IMAGE_REF = /^[A-Za-z0-9][A-Za-z0-9._/:@-]{0,254}$/;
 
 /**
- * Container (bash) jobs: `bash -c '<prologue> <command> "$@"' runyard-job` in the job's work
- * directory, where "$@" is `<prefix><name>`, `<value>` for each parameter. The command text is
- * the user's own; parameter values reach it only as "$@" (through the environment and a constant
- * prologue, see bash-arguments.ts, so that no command line shows them) and as RUNYARD_PARAM_<NAME>
- * variables, never spliced into shell text. With a container runtime configured and found, the
+ * Container (bash) jobs: `bash -c BASH_JOB_SCRIPT runyard-job` in the job's work directory, which
+ * runs the command (RUNYARD_COMMAND) as written with `<prefix><name>`, `<value>` for each parameter
+ * appended as arguments (bash-arguments.ts: through the environment and constant text, so that no
+ * command line shows them), and RUNYARD_PARAM_<NAME> variables; values are never spliced into shell
+ * text. With a container runtime configured and found, the
  * same runs in the workflow's image (a configured runtime that is missing fails the job, never falls back to
  * the host); without one, on the host, and the log's first line says so.
  *
@@ -40,12 +41,14 @@ export const containerEngine: Engine = {
     const env = baseTaskEnv(job, paths, config);
     // With a customScriptFile the command names the script: bash runs the staged file, with the parameters as "$@".
     if (inputs?.customScript) env.RUNYARD_SCRIPT = inputs.customScript;
-    const text = inputs?.customScript ? 'exec bash "$RUNYARD_SCRIPT"' : command;
-    const bash = ['bash', '-c', `${ARGUMENTS_PROLOGUE} ${text} "$@"`, JOB_NAME];
+    env.RUNYARD_COMMAND = inputs?.customScript ? 'exec bash "$RUNYARD_SCRIPT"' : command;
+    const bash = ['bash', '-c', BASH_JOB_SCRIPT, JOB_NAME];
     // An array job's parameters differ by task: they go to each task's environment file, not the task's own.
     const { parameters, skipped } = job.array_size ? { parameters: [], skipped: [] } : taskParameters(job.parameters_json, inputs);
     if (!job.array_size) Object.assign(env, parameterEnv(parameters));
     const preamble = skipped.length ? [`Runyard: parameters not passed to the task (kind not supported yet): ${skipped.join(', ')}`] : [];
+    const pathNote = leftOutNote(leftOutOf(config.taskPath), 'Runyard');
+    if (pathNote) preamble.push(pathNote);
     preamble.push(...(inputs?.notes ?? []));
     if (inputs?.paramsFile) preamble.push('Runyard: the parametersFile is not used by bash jobs; pass its values as parameters.');
     const image = workflow.container_name ?? '';

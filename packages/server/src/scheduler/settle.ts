@@ -9,7 +9,7 @@ import { computeCostCents } from './cost.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { controlDirOf, failureFileOf, jobPaths, taskPaths, type JobPaths } from './job-paths.js';
 import { preparedQuery } from '../store/prepared-query.js';
-import { appendBeneath, readBeneath } from '../storage/beneath.js';
+import { appendBeneath, lstatBeneath, readBeneath } from '../storage/beneath.js';
 import { isRemote, pushOutputs, removeLocalCopies } from './outputs.js';
 
 export type Outcome =
@@ -136,7 +136,7 @@ export async function concludeAttempt(
     if (end.exitCode === 0 && !end.message) return settle(ctx, ref, { status: 'completed', ...(stopped && { message: stopped }) }, start);
     // One it ended of is its failure.
     if (end.outOfMemory) return settle(ctx, ref, await outOfMemory(ctx, ref, end.exitCode), start);
-    const reason = end.message ?? (await failureReason(ctx, ref)) ?? `The task exited with code ${end.exitCode}.`;
+    const reason = end.message ?? (await failureReason(ctx, ref)) ?? (await exitReason(ctx, ref, end.exitCode));
     return settle(
       ctx,
       ref,
@@ -158,6 +158,43 @@ async function failureReason(ctx: SchedulerContext, ref: AttemptRef): Promise<st
   const reason = text.replace(/\0/g, '').trim();
   if (!reason) return null;
   return reason.length > 2000 ? `${reason.slice(0, 1997)}...` : reason;
+}
+
+/** Lines of a failed bash job's log that its status message ends with, and their characters at most. */
+const TAIL_LINES = 5;
+const TAIL_CHARS = 1000;
+
+/**
+ * The failure of a task that said nothing of it: its exit code, and for a bash job the last lines
+ * of its log (its stdout and stderr, which share the file), where its error usually is.
+ */
+async function exitReason(ctx: SchedulerContext, ref: AttemptRef, exitCode: number | null): Promise<string> {
+  const reason = `The task exited with code ${exitCode}.`;
+  const job = await ctx.db
+    .selectFrom('jobs')
+    .select(['id', 'workspace_id', 'work_bucket', 'work_prefix', 'workflow_type'])
+    .where('id', '=', ref.id)
+    .executeTakeFirst();
+  if (job?.workflow_type !== 'docker') return reason;
+  const tail = await logTail(ctx, job).catch(() => null);
+  return tail ? `${reason} The end of its log:\n${tail}` : reason;
+}
+
+/** The last TAIL_LINES lines of the job's log, without Runyard's own; read beneath its logs directory (the task writes it). */
+async function logTail(ctx: SchedulerContext, job: Parameters<typeof taskPaths>[2]): Promise<string | null> {
+  const paths = await taskPaths(ctx.config.dataDir, ctx.blobs, job);
+  const name = path.basename(stdoutFileOf(paths));
+  const size = (await lstatBeneath(paths.logs, name))?.size ?? 0;
+  const start = Math.max(0, size - 4 * TAIL_CHARS);
+  const bytes = await readBeneath(paths.logs, name, start, size - start);
+  if (!bytes) return null;
+  const lines = bytes
+    .toString('utf8')
+    .split('\n')
+    .slice(start > 0 ? 1 : 0)
+    .filter((line) => line.trim() && !line.startsWith('Runyard: '));
+  const tail = lines.slice(-TAIL_LINES).join('\n');
+  return tail ? tail.slice(-TAIL_CHARS) : null;
 }
 
 /** What the task's limits stopped while it ran, as a sentence naming them; null when nothing. */

@@ -1,4 +1,5 @@
-// How a bash job's parameters reach "$@": exactly, as data, and on no process's command line (T10, T11).
+// How a bash job's command runs as written, and its parameters reach it: appended (or, where they cannot be, as
+// "$@"), exactly, as data, and on no process's command line (T10, T11).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,6 +8,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.js';
+import { POSITIONAL_NOTE } from '../../src/engines/bash-arguments.js';
 import { containerEngine } from '../../src/engines/container.js';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { LocalExecutor, type LocalId } from '../../src/executors/local.js';
@@ -67,11 +69,11 @@ async function run(task: TaskSpec, control: { dir: string; attempt: number }) {
 
 describe('bash job arguments', { timeout: 300_000 }, () => {
   for (const { name, config } of where) {
-    it(`T11 ${name}: a secret parameter is on no command line of the machine while the job runs; the job gets it as "$@" and RUNYARD_PARAM_*`, async () => {
+    it(`T11 ${name}: a secret parameter is on no command line of the machine while the job runs; the job gets it appended to its command and as RUNYARD_PARAM_*`, async () => {
       const secret = `canary-${randomUUID()}`;
       const { paths, task } = await prepare(
         config,
-        'printf "arg=<%s>\\n" "$@"; echo "env=<$RUNYARD_PARAM_TOKEN>"; touch ready; while [ ! -e done ]; do sleep 0.05; done; true',
+        'echo "env=<$RUNYARD_PARAM_TOKEN>"; touch ready; while [ ! -e done ]; do sleep 0.05; done; printf "arg=<%s>\\n"',
         [{ name: 'token', textValue: secret }],
       );
       assert.equal(config === inDocker, task.argv[0].endsWith('/docker'));
@@ -99,10 +101,10 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
       }
       assert.deepEqual(await executor.wait(control, id), { state: 'exited', exitCode: 0 });
       const log = readFileSync(task.logFile, 'utf8');
-      assert.ok(log.includes(`arg=<--token>\narg=<${secret}>\nenv=<${secret}>\n`), log);
+      assert.ok(log.includes(`env=<${secret}>\narg=<--token>\narg=<${secret}>\n`), log);
     });
 
-    it(`${name}: values round-trip exactly through "$@" and RUNYARD_PARAM_*, stay data, and leave no RUNYARD_ARG_* behind`, async () => {
+    it(`${name}: values round-trip exactly as appended arguments and RUNYARD_PARAM_*, stay data, and leave no RUNYARD_ARG_* or RUNYARD_COMMAND behind`, async () => {
       // Relative: an injected `touch` would create it in the task's work directory, which a sandboxed task may write.
       const marker = 'MARK';
       const values = [
@@ -143,20 +145,52 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
       );
       values.forEach((v, i) => assert.equal(env.get(`RUNYARD_PARAM_P${i}`), v));
       assert.deepEqual(
-        [...env.keys()].filter((k) => k.startsWith('RUNYARD_ARG') || k.startsWith('_runyard')),
+        [...env.keys()].filter((k) => k.startsWith('RUNYARD_ARG') || k === 'RUNYARD_COMMAND' || k.startsWith('_runyard')),
         [],
       );
       assert.ok(!existsSync(path.join(task.cwd, marker)), 'a marker file appeared');
     });
   }
 
-  it('the command is still line 1 of its error messages, and a job without parameters gets an empty "$@"', async () => {
-    const { paths, task } = await prepare(onHost, 'echo "n=$#"; no-such-command-x', []);
+  /** Runs a bash job's command on the host; answers its exit code and log. */
+  async function runOnHost(command: string, params: { name: string; textValue: string }[] = []) {
+    const { paths, task } = await prepare(onHost, command, params);
     const control = { dir: paths.control, attempt: 1 };
     const executor = new LocalExecutor();
-    assert.deepEqual(await executor.wait(control, await executor.launch(task, control)), { state: 'exited', exitCode: 127 });
-    const log = readFileSync(task.logFile, 'utf8');
-    assert.ok(log.includes('n=0\n'), log);
-    assert.match(log, /runyard-job: line 1: no-such-command-x: command not found/);
+    const end = await executor.wait(control, await executor.launch(task, control));
+    return {
+      code: end.state === 'exited' ? end.exitCode : null,
+      log: readFileSync(task.logFile, 'utf8').replace(/^Runyard: no container runtime.*\n/, ''),
+    };
+  }
+
+  it('the command is line 1 of its error messages, with parameters or without; without, its "$@" is empty', async () => {
+    const without = await runOnHost('echo "n=$#"; no-such-command-x');
+    assert.equal(without.code, 127);
+    assert.match(without.log, /^n=0\nrunyard-job: line 1: no-such-command-x: command not found\n$/);
+    const withParams = await runOnHost('echo "n=$#"\nno-such-command-y', [{ name: 'p', textValue: '1' }]);
+    assert.equal(withParams.code, 127);
+    assert.match(withParams.log, /^n=0\nrunyard-job: line 2: no-such-command-y: command not found\n$/);
+    const syntax = await runOnHost('echo one\nif true; then\n  echo two\n');
+    assert.equal(syntax.code, 2);
+    assert.match(syntax.log, /^one\nrunyard-job: eval: line 4: syntax error: unexpected end of file\n$/);
+  });
+
+  it('a command that ends in done runs as written; with parameters they are its positional parameters, and its log says so', async () => {
+    const loop = 'for i in 1 2 3; do echo "tick $i"; done';
+    const without = await runOnHost(loop);
+    assert.deepEqual(without, { code: 0, log: 'tick 1\ntick 2\ntick 3\n' });
+    const withParams = await runOnHost(`${loop}\nif [ "$1" = --n ]; then echo "n=$2 of $#"; fi`, [{ name: 'n', textValue: '5' }]);
+    assert.equal(withParams.code, 0);
+    assert.equal(withParams.log, `${POSITIONAL_NOTE}\ntick 1\ntick 2\ntick 3\nn=5 of 2\n`);
+  });
+
+  it('parameters are appended once: the command\'s own "$@" and $1 are then empty', async () => {
+    const { code, log } = await runOnHost('echo "own=<$*> first=<$1>"; printf "[%s]"', [
+      { name: 'a', textValue: '1' },
+      { name: 'b', textValue: 'x y' },
+    ]);
+    assert.equal(code, 0);
+    assert.equal(log, 'own=<> first=<>\n[--a][1][--b][x y]');
   });
 });

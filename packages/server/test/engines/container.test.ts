@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../src/config.js';
-import { ARGUMENTS_PROLOGUE } from '../../src/engines/bash-arguments.js';
+import { BASH_JOB_SCRIPT } from '../../src/engines/bash-arguments.js';
 import { containerEngine } from '../../src/engines/container.js';
 import { EngineError } from '../../src/engines/engine.js';
 import { parameterEnvName } from '../../src/engines/parameters.js';
@@ -17,7 +17,7 @@ import { jobRow, pathsFor, workflowRow } from './rows.js';
 const config = loadConfig({ RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-cfg-')), PATH: process.env.PATH });
 
 describe('container engine', () => {
-  it('runs bash -c "<prologue> <command> \\"$@\\"" with <prefix><name>, <value> as RUNYARD_ARG_* and RUNYARD_PARAM_* variables, on the host by default', async () => {
+  it('runs bash -c BASH_JOB_SCRIPT with the command as RUNYARD_COMMAND, <prefix><name>, <value> as RUNYARD_ARG_* and RUNYARD_PARAM_* variables, on the host by default', async () => {
     const paths = pathsFor();
     const job = jobRow({
       command: 'echo hi',
@@ -28,12 +28,13 @@ describe('container engine', () => {
       ],
     });
     const task = await containerEngine.prepare(job, workflowRow(), paths, config);
-    assert.deepEqual(task.argv, ['bash', '-c', `${ARGUMENTS_PROLOGUE} echo hi "$@"`, 'runyard-job']);
+    assert.deepEqual(task.argv, ['bash', '-c', BASH_JOB_SCRIPT, 'runyard-job']);
     assert.deepEqual(task.env, {
       PATH: process.env.PATH,
       HOME: paths.work,
       RUNYARD_JOB_ID: job.id,
       RUNYARD_RESULTS_DIR: paths.results,
+      RUNYARD_COMMAND: 'echo hi',
       RUNYARD_PARAM_A: '1',
       RUNYARD_PARAM_B: 'x y',
       RUNYARD_PARAM_C_D: 'true',
@@ -117,7 +118,8 @@ describe('container engine', () => {
     const task = await containerEngine.prepare(job, workflowRow(), paths, config, inputs);
     const arrayDir = path.join(paths.control, 'array-3');
     // One row's argv, with the rows for the executor to run (the local driver, or a Slurm array).
-    assert.deepEqual(task.argv, ['bash', '-c', `${ARGUMENTS_PROLOGUE} echo "$@"`, 'runyard-job']);
+    assert.deepEqual(task.argv, ['bash', '-c', BASH_JOB_SCRIPT, 'runyard-job']);
+    assert.equal(task.env.RUNYARD_COMMAND, 'echo');
     assert.deepEqual(task.array, { size: 2, limit: 2, dir: arrayDir, taskLogsDir: path.join(paths.logs, 'tasks') });
     const local = localArrayTask({ ...task, array: task.array! });
     assert.deepEqual(local.argv.slice(0, 2), ['bash', '-c']);
@@ -129,7 +131,7 @@ describe('container engine', () => {
       path.join(paths.logs, 'tasks'),
       'bash',
       '-c',
-      `${ARGUMENTS_PROLOGUE} echo "$@"`,
+      BASH_JOB_SCRIPT,
       'runyard-job',
     ]);
     assert.deepEqual(local.writable, [arrayDir]);
@@ -183,7 +185,8 @@ describe('container engine', () => {
 
   it('uses the workflow default command when the job has none, and refuses a job with neither', async () => {
     const task = await containerEngine.prepare(jobRow(), workflowRow({ default_command: 'ls' }), pathsFor(), config);
-    assert.equal(task.argv[2], `${ARGUMENTS_PROLOGUE} ls "$@"`);
+    assert.equal(task.argv[2], BASH_JOB_SCRIPT);
+    assert.equal(task.env.RUNYARD_COMMAND, 'ls');
     await assert.rejects(
       containerEngine.prepare(jobRow(), workflowRow(), pathsFor(), config),
       new EngineError('The job has no command to run.'),
@@ -207,7 +210,8 @@ describe('container engine', () => {
     assert.ok(options.join(' ').includes('-e RUNYARD_PARAM_SECRET'));
     assert.ok(options.join(' ').includes('-e RUNYARD_ARG_COUNT -e RUNYARD_ARG_1 -e RUNYARD_ARG_2'));
     assert.ok(!task.argv.some((o) => o.includes('s3cr3t')));
-    assert.deepEqual(task.argv.slice(image + 1), ['bash', '-c', `${ARGUMENTS_PROLOGUE} run.sh "$@"`, 'runyard-job']);
+    assert.deepEqual(task.argv.slice(image + 1), ['bash', '-c', BASH_JOB_SCRIPT, 'runyard-job']);
+    assert.ok(options.join(' ').includes('-e RUNYARD_COMMAND'));
     assert.equal(task.env.RUNYARD_PARAM_SECRET, 's3cr3t');
     assert.equal(task.env.RUNYARD_ARG_2, 's3cr3t');
     assert.deepEqual(task.preamble, []);

@@ -183,6 +183,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     kind: 'server',
     why: "slirp4netns's API socket, in the server's folder for the tasks' network FIFOs",
   },
+  'executors/sandbox/task-path.ts': {
+    names: ['closeSync', 'lstatSync', 'openSync', 'readdirSync', 'readSync', 'realpathSync'],
+    kind: 'server',
+    why: "the folders of the task PATH, the host's (read at the server's start)",
+  },
   'executors/sandbox/task-network.ts': { names: ['accessSync', 'constants'], kind: 'server', why: '/dev/net/tun' },
   'executors/slurm/slurm-array.ts': {
     names: ['open', 'readFile', 'writeFile'],

@@ -85,7 +85,11 @@ describe('following a job live', { timeout: 300_000 }, () => {
     const sse = sseReader((await events(id)).body!);
     let end: Sse | null = null;
     for (let e = await sse.next(); e; e = await sse.next()) if (e.event === 'end') end = e;
-    assert.deepEqual(end?.data, { status: 'failed', statusMessage: 'The task exited with code 7.', exitCode: 7 });
+    assert.deepEqual(end?.data, {
+      status: 'failed',
+      statusMessage: 'The task exited with code 7. The end of its log:\ndoomed',
+      exitCode: 7,
+    });
   });
 
   it("answers 401 without a key, 404 for another workspace's job or an unknown one, 400 for a bad offset", async () => {

@@ -108,13 +108,14 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.match(stdoutOf(env, id), /\nown\n$/);
   });
 
-  it('a failing command fails the job with its exit code and stderr in the log', async () => {
-    const wf = await insertWorkflow(env, { default_command: 'echo oops >&2; exit 3' });
+  it('a failing command fails the job with its exit code and stderr in the log; the status message ends with its last lines', async () => {
+    const wf = await insertWorkflow(env, { default_command: "printf 'line %s\\n' 1 2 3 4 5 6 7 8 >&2; echo oops >&2; exit 3" });
     const id = await insertJob(env, wf);
     const job = await waitForStatus(env, id, ['completed', 'failed']);
     assert.equal(job.status, 'failed');
     assert.equal(job.exit_code, 3);
-    assert.equal(job.status_message, 'The task exited with code 3.');
+    // The last five lines, without Runyard's note at the head of the log.
+    assert.equal(job.status_message, 'The task exited with code 3. The end of its log:\nline 5\nline 6\nline 7\nline 8\noops');
     assert.ok(stdoutOf(env, id).includes('oops\n'));
     await assertLegalHistory(env, id);
   });
