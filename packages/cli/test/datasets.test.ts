@@ -208,24 +208,36 @@ describe('runyard datasets ls|mkdir|upload|rename|mv|cp|rm', { timeout: 300_000 
       /Item 'summary\.txt' could not be removed as the parent folder is an s3 folder and their content cannot be modified\./,
     );
 
-    const managed = await wire(['datasets', 'rm', `Data/${jf()}`]);
+    // A folder pointing into a job's results is a reference: removed, the job's results kept.
+    const reference = await wire(['datasets', 'rm', `Data/${jf()}`]);
+    assert.equal(reference.r.code, 0, reference.r.stderr);
+    assert.match(reference.seq.at(-1)!, /^DELETE \/api\/v1\/folders\/[0-9a-f]{24}\?teamId=W$/);
+    assert.equal(reference.r.stdout, `Folder '${jf()}' was removed from 'Data'.\n`);
+    assert.match(reference.r.stderr, /This item will still be available on your Cloud Provider\./);
+    const results = await w.client.getJobResults(jobId, ws);
+    assert.ok(results.endsWith('/results/results'));
+
+    // An upload is managed: only with --force, and then it is deleted from storage.
+    const managed = await wire(['datasets', 'rm', 'Data/top.csv']);
     assert.equal(managed.r.code, 1);
     assert.match(
       managed.r.stderr,
       /By removing this file, it will be permanently deleted\. If you want to go forward, please use the --force flag\./,
     );
     assert.ok(!managed.seq.some((s) => s.startsWith('DELETE')));
-    const forced = await wire(['datasets', 'rm', `Data/${jf()}`, '--force']);
+    const forced = await wire(['datasets', 'rm', 'Data/top.csv', '--force']);
     assert.equal(forced.r.code, 0, forced.r.stderr);
-    assert.match(forced.seq.at(-1)!, /^DELETE \/api\/v1\/folders\/[0-9a-f]{24}\?teamId=W&force=true$/);
-    assert.equal(forced.r.stdout, `Folder '${jf()}' was permanently deleted from 'Data'.\n`);
-    // The job's own results are untouched by deleting a copy.
-    const results = await w.client.getJobResults(jobId, ws);
-    assert.ok(results.endsWith('/results/results'));
+    assert.match(forced.seq.at(-1)!, /^DELETE \/api\/v1\/files\/[0-9a-f]{24}\?teamId=W&force=true$/);
+    assert.equal(forced.r.stdout, "File 'top.csv' was permanently deleted from 'Data'.\n");
 
-    const folder = await wire(['datasets', 'rm', 'Data/inputs']);
+    // A virtual folder that holds an upload: the server asks for force, as the upload goes with it.
+    const holding = await wire(['datasets', 'rm', 'Data/inputs']);
+    assert.equal(holding.r.code, 1);
+    assert.match(holding.r.stderr, /holds "[^"]+", which is managed by Runyard/);
+    const folder = await wire(['datasets', 'rm', 'Data/inputs', '--force']);
     assert.equal(folder.r.code, 0, folder.r.stderr);
     assert.equal(folder.r.stdout, "Folder 'inputs' was removed from 'Data'.\n");
+    assert.match(folder.r.stderr, /Files uploaded into it were deleted from storage/);
     const missing = await wire(['datasets', 'rm', 'Data/inputs']);
     assert.equal(missing.r.code, 1);
     assert.equal(missing.r.stderr, "Error: Item 'inputs' not found in 'Data'\n");

@@ -111,7 +111,7 @@ describe('SDK Datasets: File Explorer navigation, changes and uploads', { timeou
     assert.equal(w.proxy.requests.at(-1)!.headers['content-type'], 'application/octet-stream');
     assert.equal(top.name, 'reads.csv');
     assert.equal(top.sizeInBytes, 17);
-    assert.equal(top.isManagedByLifebit, false);
+    assert.equal(top.isManagedByLifebit, true, 'an upload is deleted with its item: managed');
     assert.equal(readFileSync(path.join(w.s.config.dataDir, 'storage', w.bucket, top.s3ObjectKey!), 'utf8'), 'id,value\n1,a\n2,b\n');
 
     n = w.proxy.requests.length;
@@ -202,9 +202,11 @@ describe('SDK Datasets: File Explorer navigation, changes and uploads', { timeou
     });
     assert.equal(w.proxy.requests.length, n, 'nothing was sent');
     const virtual = byName((await ds.listFolderContent('Data')).folders, 'from-results')!;
+    // Not managed itself, it holds uploads, which go with it: the server asks for force, which --force sends.
+    await assert.rejects(ds.deleteItem(virtual), /holds "[^"]+", which is managed by Runyard; add force=true/);
     n = w.proxy.requests.length;
-    await ds.deleteItem(virtual);
-    assert.deepEqual(w.since(n), [`DELETE /api/v1/folders/${virtual._id}?teamId=W`]);
+    await ds.deleteItem(virtual, { force: true });
+    assert.deepEqual(w.since(n), [`DELETE /api/v1/folders/${virtual._id}?teamId=W&force=true`]);
     assert.ok(!byName((await ds.listFolderContent('Data')).folders, 'from-results'));
   });
 

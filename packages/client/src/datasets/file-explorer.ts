@@ -295,7 +295,7 @@ export class FileExplorer {
   /**
    * `DELETE /api/v1/files/{id}` or `DELETE /api/v1/folders/{id}` (204). Refused before any request:
    * an item without an `_id` (inside an S3 or Azure folder), and one managed by Runyard unless
-   * `force` (which the request then carries as `force=true`).
+   * `force` (which the request then carries as `force=true`, as it does for any item).
    */
   async deleteItem(item: ExplorerItem, options: { force?: boolean } = {}): Promise<void> {
     if (!item._id) {
@@ -310,7 +310,8 @@ export class FileExplorer {
       );
     }
     await this.#t.request('DELETE', `/api/v1/${kindOf(item) === 'File' ? 'files' : 'folders'}/${encodeURIComponent(item._id)}`, {
-      query: { teamId: this.workspaceId, ...(managed && { force: true }) },
+      // force also for a folder that is not managed itself but holds uploads, which go with it (the server asks for it).
+      query: { teamId: this.workspaceId, ...(options.force && { force: true }) },
     });
   }
 

@@ -179,15 +179,19 @@ export async function listFolders(db: Kysely<Database>, ctx: Context, q: Folders
 
 // ---- changes ------------------------------------------------------------------------------
 
-/** Items being deleted cannot change; managed ones only with force. */
+/**
+ * Items being deleted cannot change; a job's folders only with force. Other items Runyard manages
+ * (uploads) change as the caller asks: the public client guards them itself (it asks for --force
+ * before it deletes one) and sends no force.
+ */
 function guardChange(item: FolderRow | FileRow, force: boolean, verb: string): void {
   if (item.status !== 'ready') throw new AppError('DELETION_CONFLICT', `${quoted(item.name)} is ${item.status} and cannot be ${verb}.`);
   if ('job_role' in item && item.job_role === 'work')
     throw new AppError('ITEM_MANAGED', `${quoted(item.name)} is the work directory of job ${item.job_id} and cannot be ${verb}.`);
-  if (item.is_managed === 1 && !force) {
+  if ('job_role' in item && item.job_role && !force) {
     throw new AppError(
       'ITEM_MANAGED',
-      `"${item.name}" is managed by Runyard${'job_role' in item && item.job_role ? ` (the ${item.job_role} of job ${item.job_id})` : ''}; add force=true to have it ${verb} anyway.`,
+      `"${item.name}" is managed by Runyard (the ${item.job_role} of job ${item.job_id}); add force=true to have it ${verb} anyway.`,
     );
   }
 }
@@ -444,7 +448,8 @@ export async function createStorageFolder(
     bucket,
     account: azure ? storage.azureAccount : null,
     key,
-    managed: body.isManagedByLifebit,
+    // A folder pointing into storage only ever loses its reference (deleteFolder): not managed, whatever the request claims.
+    managed: false,
   });
 }
 
@@ -474,12 +479,18 @@ export async function createStorageFile(
     account: azure ? storage.azureAccount : null,
     key,
     size: stat.size,
-    managed: body.isManagedByLifebit,
+    // What Runyard does with the object when the item goes, whatever the request claims (releaseBlobs).
+    managed: isUploadedObject(ctx.workspaceId, bucket, key),
   });
 }
 
 /** The key area of files uploaded to a workspace: `<ws>/files/<fileId>/<name>`. */
 export const uploadPrefixOf = (workspaceId: string) => `${workspaceId}/files/`;
+
+/** Whether an object is one uploaded to the workspace: Runyard deletes it with the last item that points to it. */
+export function isUploadedObject(workspaceId: string, bucket: string | null, key: string | null): boolean {
+  return bucket === defaultBucketOf(workspaceId) && Boolean(key?.startsWith(uploadPrefixOf(workspaceId)));
+}
 
 /**
  * After file rows are gone: the uploaded objects no other file points to are removed. Files
@@ -487,7 +498,7 @@ export const uploadPrefixOf = (workspaceId: string) => `${workspaceId}/files/`;
  */
 async function releaseBlobs(db: Kysely<Database>, storage: StorageDeps, ctx: Context, files: FileRow[]): Promise<void> {
   for (const f of files) {
-    if (f.bucket !== defaultBucketOf(ctx.workspaceId) || !f.storage_key?.startsWith(uploadPrefixOf(ctx.workspaceId))) continue;
+    if (!isUploadedObject(ctx.workspaceId, f.bucket, f.storage_key)) continue;
     const other = await db
       .selectFrom('files')
       .select('id')
@@ -501,8 +512,7 @@ async function releaseBlobs(db: Kysely<Database>, storage: StorageDeps, ctx: Con
 /** `DELETE /api/v1/files/{id}`. */
 export async function deleteFile(db: Kysely<Database>, storage: StorageDeps, ctx: Context, id: string, force: boolean): Promise<void> {
   const file = await fileOrThrow(db, ctx.workspaceId, id);
-  if (file.is_managed === 1 && !force)
-    throw new AppError('ITEM_MANAGED', `${quoted(file.name)} is managed by Runyard; add force=true to delete it anyway.`);
+  void force; // An upload goes with its object when it is the last item pointing to it; the item says so (isManagedByLifebit).
   await db.deleteFrom('files').where('id', '=', id).where('workspace_id', '=', ctx.workspaceId).execute();
   await releaseBlobs(db, storage, ctx, [file]);
 }

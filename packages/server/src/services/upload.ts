@@ -88,7 +88,8 @@ export async function uploadFile(db: Kysely<Database>, storage: StorageDeps, ctx
         account: azure ? storage.azureAccount : null,
         key,
         size,
-        managed: false,
+        // Runyard's own object: deleted with the last item that points to it (releaseBlobs), as the item says.
+        managed: true,
       },
       id,
     );

@@ -18,6 +18,7 @@ import * as webSessions from './migrations/0015-web-sessions.js';
 import * as jobsStatusIndex from './migrations/0016-jobs-status-index.js';
 import * as jobsClaimOrder from './migrations/0017-jobs-claim-order.js';
 import * as queuePidsLimit from './migrations/0018-queue-pids-limit.js';
+import * as uploadsManaged from './migrations/0019-uploads-managed.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-jobs-status-index': jobsStatusIndex,
   '0017-jobs-claim-order': jobsClaimOrder,
   '0018-queue-pids-limit': queuePidsLimit,
+  '0019-uploads-managed': uploadsManaged,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -87,6 +87,8 @@ describe('File Explorer changes and uploads', () => {
       'updatedAt',
       'user',
     ]);
+    // Runyard's own object, deleted with the last item that points to it: managed, as the public client reads it.
+    assert.equal(file.isManagedByLifebit, true);
     const onDisk = path.join(w.s.config.dataDir, 'storage', file.s3BucketName, file.s3ObjectKey);
     assert.equal(readFileSync(onDisk, 'utf8'), 'id,reads\n1,a.fq\n');
     const listed = (await items(ds.Data._id)).files.find((f) => f._id === file._id);
@@ -230,7 +232,8 @@ describe('File Explorer changes and uploads', () => {
       isManagedByLifebit: true,
     });
     assert.equal(folder.statusCode, 201, folder.body);
-    assert.equal(folder.json().isManagedByLifebit, true);
+    // A folder pointing into storage only ever loses its reference: not managed, whatever the request says.
+    assert.equal(folder.json().isManagedByLifebit, false);
     assert.deepEqual(names((await items(folder.json()._id)).folders), ['results']);
     assert.ok(doc.analysisResults.folderId);
     // Only storage the workspace owns; only into datasets and virtual folders.
@@ -307,7 +310,7 @@ describe('File Explorer changes and uploads', () => {
     );
   });
 
-  it('deletes (204): a virtual folder with its contents, uploaded objects no file points to any more, managed items only with force', async () => {
+  it("deletes (204): a virtual folder with its contents (with force when it holds uploads, which go with it), uploaded objects no file points to any more, a job's folders only with force", async () => {
     const data = await items(ds.Data._id);
     const table = data.files.find((f) => f.name === 'table.tsv');
     assert.equal((await w.req('DELETE', `/api/v1/files/${table._id}?${q()}`)).statusCode, 204);
@@ -320,24 +323,63 @@ describe('File Explorer changes and uploads', () => {
     const inside = await items(fastq._id, true);
     const samples = inside.files.find((f) => f.name === 'samples.csv');
     const blob = path.join(w.s.config.dataDir, 'storage', samples.s3BucketName, samples.s3ObjectKey);
-    const r = await w.req('DELETE', `/api/v1/folders/${fastq._id}?${q()}`);
+    // The folder is not managed, its upload is: the public client would promise the folder's data stays.
+    const held = assertError(await w.req('DELETE', `/api/v1/folders/${fastq._id}?${q()}`), 403, 'ITEM_MANAGED');
+    assert.match(held, /holds "(samples.csv|empty.txt)", which is managed by Runyard/);
+    const r = await w.req('DELETE', `/api/v1/folders/${fastq._id}?${q()}&force=true`);
     assert.equal(r.statusCode, 204, r.body);
     assert.equal(r.body, '');
     assert.ok(!names((await items(ds.Data._id)).folders).includes('fastq'));
     assertError(await w.get(`/api/v1/folders/virtual/${fastq._id}/items?${q()}`), 404, 'FOLDER_NOT_FOUND');
     assert.ok(existsSync(blob), 'the copy in Cohorts still points to the upload');
     const copy = (await items(ds.Cohorts._id)).folders.find((f) => f.name === 'fastq-copy');
-    assert.equal((await w.req('DELETE', `/api/v1/folders/${copy._id}?${q()}`)).statusCode, 204);
+    assert.equal((await w.req('DELETE', `/api/v1/folders/${copy._id}?${q()}&force=true`)).statusCode, 204);
     assert.ok(!existsSync(blob), 'the last file pointing to an upload takes it away');
 
-    const managed = (await items(ds.Data._id)).folders.find((f) => f.name === 'cp-results');
-    assertError(await w.req('DELETE', `/api/v1/folders/${managed._id}?${q()}`), 403, 'ITEM_MANAGED');
-    assert.equal((await w.req('DELETE', `/api/v1/folders/${managed._id}?${q()}&force=true`)).statusCode, 204);
+    const reference = (await items(ds.Data._id)).folders.find((f) => f.name === 'cp-results');
+    assert.equal((await w.req('DELETE', `/api/v1/folders/${reference._id}?${q()}`)).statusCode, 204);
+    assert.ok(
+      existsSync(path.join(w.s.config.dataDir, 'storage', reference.s3BucketName, reference.s3Prefix)),
+      'a reference never deletes job data',
+    );
     const { doc } = await w.job({ name: 'rm' });
     const m = assertError(await w.req('DELETE', `/api/v1/folders/${doc.analysisResults.folderId}?${q()}`), 403, 'ITEM_MANAGED');
     assert.match(m, /DELETE \/api\/v1\/jobs\//);
     assertError(await w.req('DELETE', `/api/v1/folders/${ds.Data._id}?${q()}`), 404, 'FOLDER_NOT_FOUND');
     assertError(await w.req('DELETE', `/api/v1/files/${doc.analysisResults.folderId}?${q()}`), 404, 'FILE_NOT_FOUND');
+  });
+
+  it("the public client's datasets rm: an upload is managed and goes with its object; a link is not, and its object stays", async () => {
+    // What cloudos-cli does: list the parent's items, read isManagedByLifebit (managed: only with --force, "permanently
+    // deleted"; not: "still available on your Cloud Provider"), then DELETE without any force parameter.
+    const up = await upload('to-remove.csv', 'a,b\n');
+    assert.equal(up.statusCode, 201, up.body);
+    const { job, file: linked } = await (async () => {
+      const { id } = await w.job({ name: 'linked' });
+      w.writeJobFile(id, 'results/results/kept.tsv', 'kept\n');
+      const r = await w.req('POST', `/api/v1/files/s3?${q()}`, {
+        s3BucketName: `runyard-${w.ws}`,
+        s3ObjectKey: `${w.ws}/jobs/${id}/results/results/kept.tsv`,
+        name: 'kept.tsv',
+        parent: { kind: 'Dataset', id: ds.Data._id },
+        // What a client claims is not what the item says: Runyard never deletes a job's output through a link.
+        isManagedByLifebit: true,
+      });
+      assert.equal(r.statusCode, 201, r.body);
+      return { job: id, file: r.json() };
+    })();
+    void job;
+    const listed = (await items(ds.Data._id)).files;
+    const uploaded = listed.find((f) => f.name === 'to-remove.csv');
+    const link = listed.find((f) => f._id === linked._id);
+    assert.equal(uploaded.isManagedByLifebit, true, 'the client asks for --force and says the file will be deleted');
+    assert.equal(link.isManagedByLifebit, false, 'the client says the file stays on the cloud provider');
+    const onDisk = (f: any) => path.join(w.s.config.dataDir, 'storage', f.s3BucketName, f.s3ObjectKey);
+    assert.equal((await w.req('DELETE', `/api/v1/files/${uploaded._id}?${q()}`)).statusCode, 204);
+    assert.ok(!existsSync(onDisk(uploaded)), 'the upload is deleted, as the client said');
+    assert.equal((await w.req('DELETE', `/api/v1/files/${link._id}?${q()}`)).statusCode, 204);
+    assert.equal(readFileSync(onDisk(link), 'utf8'), 'kept\n', 'the linked object is still there, as the client said');
+    assert.ok(!(await items(ds.Data._id)).files.some((f) => f._id === uploaded._id || f._id === link._id));
   });
 
   it("refuses to delete a virtual folder that holds a job's folder", async () => {

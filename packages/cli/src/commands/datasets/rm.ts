@@ -29,7 +29,11 @@ export async function datasetsRm(target: string, opts: DatasetsRmOptions, ctx: C
       await failed('Remove operation failed.', e);
     }
     if (managed) ctx.stdout.write(`${kind} '${name}' was permanently deleted from '${shown}'.\n`);
-    else {
+    else if (kind === 'Folder' && opts.force) {
+      // A folder that is not managed itself may hold uploads (the server asks for force then): those went with it.
+      ctx.stdout.write(`${kind} '${name}' was removed from '${shown}'.\n`);
+      ctx.stderr.write('Files uploaded into it were deleted from storage; the rest is still available on your Cloud Provider.\n');
+    } else {
       ctx.stdout.write(`${kind} '${name}' was removed from '${shown}'.\n`);
       ctx.stderr.write('This item will still be available on your Cloud Provider.\n');
     }
