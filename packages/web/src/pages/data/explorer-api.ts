@@ -139,8 +139,9 @@ export function renameItem(fe: FileExplorer, item: ExplorerItem, name: string): 
   return fe.renameItem(item._id ?? '', name, kindOf(item));
 }
 
+/** Asked first by the page (DeletePanel): with force, which a folder holding uploads (deleted with it) needs too. */
 export function deleteItem(fe: FileExplorer, item: ExplorerItem): Promise<void> {
-  return fe.deleteItem(item, forced(item));
+  return fe.deleteItem(item, { force: true });
 }
 
 /** Into a dataset or a virtual folder. */

@@ -116,8 +116,12 @@ export function DeletePanel({ item, projectId, onDone, onCancel }: PanelProps) {
       onConfirm={() => remove.mutate()}
       onCancel={onCancel}
     >
-      {item.isManagedByLifebit && (
-        <p className="notice">Runyard made this {noun(item)} (a job's data): deleting it removes the data from storage for good.</p>
+      {item.isManagedByLifebit ? (
+        <p className="notice">Runyard keeps this {noun(item)}'s data: deleting it removes the data from storage for good.</p>
+      ) : (
+        isFolder(item) && (
+          <p className="notice">Files uploaded into it are deleted from storage too; links to other data only lose their entry.</p>
+        )
       )}
       {remove.isError && <ErrorNotice error={remove.error} title="Not deleted" />}
     </ConfirmStep>
