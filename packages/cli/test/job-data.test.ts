@@ -234,6 +234,12 @@ describe('runyard job logs, results, workdir and related', { timeout: 300_000 },
   });
 
   it('job related: the job, the jobs of its working directory, its parent; a table, or json', async () => {
+    // A bash job has no related analyses, as on CloudOS (its work directory is its own)...
+    const none = await wire(['job', 'related', '--job-id', id]);
+    assert.equal(none.r.code, 0, none.r.stderr);
+    assert.match(none.r.stderr, /Total related analyses found: 0\n/);
+    // ...unless it was launched resumable (through the API; the public client never makes one): then its work directory is shared.
+    await w.s.store.db.updateTable('jobs').set({ resumable: 1 }).where('id', '=', id).execute();
     const { r, seq } = await wire(['job', 'related', '--job-id', id]);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(seq, [
@@ -264,6 +270,7 @@ describe('runyard job logs, results, workdir and related', { timeout: 300_000 },
       'user_name',
       'user_surname',
     ]);
+    await w.s.store.db.updateTable('jobs').set({ resumable: 0 }).where('id', '=', id).execute();
   });
 
   describe('on a terminal', { skip: !hasScript && 'needs util-linux script' }, () => {

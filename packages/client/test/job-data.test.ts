@@ -116,6 +116,10 @@ describe('SDK job data: logs, results, work directory, deletion and related jobs
     const user = doc.user as { name: string; surname: string; email: string };
     assert.deepEqual(parent?.user, { name: user.name, surname: user.surname, email: user.email });
     assert.deepEqual(w.since(n), [`GET /api/v1/folders/?id=${folder}&status=ready&teamId=W`, `GET /api/v1/jobs/${id}?teamId=W`]);
+    // A bash job has no related analyses, as on CloudOS (its work directory is its own)...
+    assert.deepEqual(await w.client.getRelatedJobs(ws, folder, 2), {});
+    // ...unless it was launched resumable (through the API; the public client never makes one): then its work directory is shared.
+    await w.s.store.db.updateTable('jobs').set({ resumable: 1 }).where('id', '=', id).execute();
     n = w.proxy.requests.length;
     const related = await w.client.getRelatedJobs(ws, folder, 2);
     assert.deepEqual(w.since(n), [
@@ -130,6 +134,7 @@ describe('SDK job data: logs, results, work directory, deletion and related jobs
     // Its instance type's price for its run time, as on its job document.
     assert.equal(r.computeCostSpent, doc.computeCostSpent);
     assert.ok((r.computeCostSpent as number) > 0, String(r.computeCostSpent));
+    await w.s.store.db.updateTable('jobs').set({ resumable: 0 }).where('id', '=', id).execute();
   });
 
   it('a job still running: no results yet; its work directory cannot be deleted (409 naming the job)', async () => {

@@ -102,6 +102,12 @@ export async function submitJob(
   if (workflowType !== 'docker' && body.command)
     throw new AppError('VALIDATION_FAILED', `command is only for container workflows; ${quoted(workflow.name)} is ${workflowType}.`);
   checkParameters(body);
+  // The public client's resume copies the job's resumeWorkDir, null for one that was not launched resumable.
+  if (body.resumeWorkDir === null)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      'Resume is allowed only for jobs launched resumable: resumeWorkDir is null, so the job this resumes was not (a bash job never is).',
+    );
   // A WDL job needs the workspace's engine server started (409 while it is stopped), and names it, if at all, by its _id.
   if (workflowType === 'wdl') await checkEngineForSubmission(db, config, ctx.workspaceId, body.cromwellCloudResources);
   // Files and folders a job takes as inputs must be its workspace's (404 naming the parameter otherwise).

@@ -55,7 +55,12 @@ export async function listJobs(db: Kysely<Database>, dataDir: string, ctx: Conte
   if (q['project.id']) base = base.where('project_id', '=', q['project.id']);
   if (q['workflow.id']) base = base.where('workflow_id', '=', q['workflow.id']);
   if (q['user.id']) base = base.where('user_id', '=', q['user.id']);
-  if (q['workDirectory.folderId']) base = base.where('work_folder_id', '=', q['workDirectory.folderId']);
+  // Related analyses (jobs sharing a work directory): a bash job has none, as on CloudOS (its work directory is its
+  // own), unless it was launched resumable or resumes another (a Runyard extension: then they share one).
+  if (q['workDirectory.folderId'])
+    base = base
+      .where('work_folder_id', '=', q['workDirectory.folderId'])
+      .where((eb) => eb.or([eb('workflow_type', '<>', 'docker'), eb('resumable', '=', 1), eb('resume_work_dir', 'is not', null)]));
   if (q['batch.jobQueue.id']) base = base.where('queue_id', '=', q['batch.jobQueue.id']);
   const sort = q.sort ?? '-createdAt';
   const column = SORTS[sort.replace(/^-/, '') as keyof typeof SORTS];

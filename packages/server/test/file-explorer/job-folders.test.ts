@@ -155,6 +155,25 @@ describe('datasets and the folders of jobs', () => {
     assertError(r, 404, 'FOLDER_NOT_FOUND');
   });
 
+  it('refuses a resume of a job not launched resumable (the public client copies its null resumeWorkDir) with 400, creating nothing', async () => {
+    const plain = await w.job({ name: 'not-resumable' });
+    assert.equal(plain.doc.resumeWorkDir, null, 'the key is there, null: what the public client copies into its resume');
+    const count = async () =>
+      Number(
+        (
+          await w.s.store.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    const r = await w.req('POST', `/api/v2/jobs?teamId=${w.ws}`, bashBody(w, { name: 'resume', resumeWorkDir: null }));
+    const message = assertError(r, 400, 'VALIDATION_FAILED');
+    assert.match(message, /Resume is allowed only for jobs launched resumable/);
+    assert.equal(await count(), before);
+  });
+
   it('refuses to resume from a work directory an unfinished job uses (409 FOLDER_IN_USE naming the job), creating nothing', async () => {
     const first = await w.job({ name: 'holder', resumable: true });
     const workId = first.doc.workDirectory.folderId;

@@ -45,7 +45,7 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
     const w = world();
     const file = await w.upload('reads.fq', AWKWARD);
     const doc = await w.bash(
-      'cat "$2" > "$RUNYARD_RESULTS_DIR/out.bin"; printf "%s" "$RUNYARD_FILES_IN" > "$RUNYARD_RESULTS_DIR/files.txt"; echo read; :',
+      'cat "$RUNYARD_PARAM_IN" > "$RUNYARD_RESULTS_DIR/out.bin"; printf "%s" "$RUNYARD_FILES_IN" > "$RUNYARD_RESULTS_DIR/files.txt"; echo read; :',
       [fileParam('in', file._id)],
     );
     assert.equal(doc.status, 'completed', doc.statusMessage);
@@ -74,7 +74,7 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
     await w.upload('notes.txt', 'not a read\n', reads._id);
     await w.upload('c.fq', 'CCC\n', lane2._id);
     const doc = await w.bash(
-      'for f in $2; do cat "$f"; done > "$RUNYARD_RESULTS_DIR/all.fq"; printf "%s\\n" "$RUNYARD_FILES_READS" | sed "s#.*/##" > "$RUNYARD_RESULTS_DIR/names.txt"; printf "%s" "$2" > "$RUNYARD_RESULTS_DIR/value.txt"; :',
+      'for f in $RUNYARD_PARAM_READS; do cat "$f"; done > "$RUNYARD_RESULTS_DIR/all.fq"; printf "%s\\n" "$RUNYARD_FILES_READS" | sed "s#.*/##" > "$RUNYARD_RESULTS_DIR/names.txt"; printf "%s" "$RUNYARD_PARAM_READS" > "$RUNYARD_RESULTS_DIR/value.txt"; :',
       [globParam('reads', reads._id, '*.fq')],
     );
     assert.equal(doc.status, 'completed', doc.statusMessage);
@@ -95,11 +95,15 @@ export function inputScenarios(world: () => IoWorld, list: Lister, options: { em
   it('a glob over the Data dataset itself, and over a job results folder (an S3 or Azure folder)', async () => {
     const w = world();
     await w.upload('top.csv', 'a,b\n1,2\n');
-    const data = await w.bash('cat $2 > "$RUNYARD_RESULTS_DIR/top.csv"; :', [globParam('table', w.datasets.Data._id, '*.csv')]);
+    const data = await w.bash('cat $RUNYARD_PARAM_TABLE > "$RUNYARD_RESULTS_DIR/top.csv"; :', [
+      globParam('table', w.datasets.Data._id, '*.csv'),
+    ]);
     assert.equal(data.status, 'completed', data.statusMessage);
     assert.equal(await w.read(`${resultsOf(data).prefix}/top.csv`), 'a,b\n1,2\n');
     assert.ok(firstResults, 'the first test ran');
-    const folder = await w.bash('cat $2 > "$RUNYARD_RESULTS_DIR/copy.bin"; :', [globParam('prev', firstResults.folderId, '*.bin')]);
+    const folder = await w.bash('cat $RUNYARD_PARAM_PREV > "$RUNYARD_RESULTS_DIR/copy.bin"; :', [
+      globParam('prev', firstResults.folderId, '*.bin'),
+    ]);
     assert.equal(folder.status, 'completed', folder.statusMessage);
     assert.deepEqual(await w.readBytes(`${resultsOf(folder).prefix}/copy.bin`), AWKWARD);
   });
