@@ -8,17 +8,23 @@ import path from 'node:path';
  * connection files). A unix socket's path holds 107 bytes and a Jupyter kernel's is
  * `<runtime>/kernel-<uuid>-ipc-<n>`, so the directory must be short: `<dataDir>/sr/<id>` when that
  * fits, else `<tmp>/runyard-<hash of the data directory>/<id>` (one per server; made 0700 and
- * checked to be this user's own, since anyone may make things in the system's temporary directory).
+ * checked to be this user's own, since anyone may make things in a temporary directory), where
+ * <tmp> is TMPDIR when that fits, else /tmp, else /dev/shm: short whatever TMPDIR and the data
+ * directory are.
  */
 
 /** The longest runtime directory a kernel's socket paths fit under. */
 export const MAX_RUNTIME_DIR = 107 - '/kernel-00000000-0000-0000-0000-000000000000-ipc-5'.length;
 
-export function sessionRuntimeDir(dataDir: string, sessionId: string): string {
+/** The system's own temporary directories, short on every system, after TMPDIR. */
+const SHORT_TMP = ['/tmp', '/dev/shm'];
+
+export function sessionRuntimeDir(dataDir: string, sessionId: string, tmp = os.tmpdir()): string {
   const inData = path.join(path.resolve(dataDir), 'sr', sessionId);
   if (inData.length <= MAX_RUNTIME_DIR) return inData;
   const server = createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 10);
-  return path.join(os.tmpdir(), `runyard-${server}`, sessionId);
+  const candidates = [tmp, ...SHORT_TMP].map((dir) => path.join(dir, `runyard-${server}`, sessionId));
+  return candidates.find((dir) => dir.length <= MAX_RUNTIME_DIR) ?? candidates[0];
 }
 
 /** Makes the parent of a runtime directory when need be, and checks that only this user can reach into it. */

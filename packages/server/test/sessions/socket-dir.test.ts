@@ -19,6 +19,16 @@ describe("a session's runtime directory (its sockets)", () => {
     assert.notEqual(path.dirname(sessionRuntimeDir(`${long}2`, id)), path.dirname(dir));
   });
 
+  it('is short whatever TMPDIR and the data directory are: /tmp when TMPDIR is too long', () => {
+    const long = `/${'d'.repeat(99)}`;
+    const longTmp = `/${'t'.repeat(99)}`;
+    const dir = sessionRuntimeDir(long, id, longTmp);
+    assert.match(dir, new RegExp(`^/tmp/runyard-[0-9a-f]{10}/${id}$`));
+    assert.ok(dir.length <= MAX_RUNTIME_DIR);
+    // TMPDIR when it fits.
+    assert.ok(sessionRuntimeDir(long, id, '/var/tmp').startsWith('/var/tmp/runyard-'));
+  });
+
   it('refuses a parent that others can reach into, and makes a missing one 0700', async () => {
     const scratch = mkdtempSync(path.join(os.tmpdir(), 'ry-'));
     try {
