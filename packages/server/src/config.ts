@@ -163,13 +163,19 @@ export const CONFIG_KEYS = {
     env: 'RUNYARD_LOCAL_CPUS',
     schema: Type.Number({ minimum: 0, maximum: 1_000_000 }),
     default: 0,
-    doc: "CPUs of the local executor, shared by all its queues and workspaces: a job starts when its CPUs are free, and one that asks for more is refused. 0: the host's CPUs.",
+    doc: "CPUs of the local executor, shared by all its queues and workspaces: a job starts when its CPUs are free, and one that asks for more runs with these (or is refused: RUNYARD_STRICT_RESOURCES). 0: the host's CPUs.",
   },
   localMemoryGiB: {
     env: 'RUNYARD_LOCAL_MEMORY_GIB',
     schema: Type.Number({ minimum: 0, maximum: 100_000_000 }),
     default: 0,
     doc: "Memory (GiB) of the local executor, shared like its CPUs. 0: the host's memory.",
+  },
+  strictResources: {
+    env: 'RUNYARD_STRICT_RESOURCES',
+    schema: Type.Boolean(),
+    default: false,
+    doc: 'Refuse (400) jobs and interactive sessions that ask for more CPUs or memory than the local executor has (their instance type, or cpu and ram). false: they run with what it has (capped to its CPUs and memory, limits enforced at the cap), their log and document say so, and they cost what they asked for.',
   },
   taskPath: {
     env: 'RUNYARD_TASK_PATH',

@@ -12,10 +12,24 @@ export const InstanceTypeEntry = Type.Object({
 });
 export type InstanceTypeEntry = Static<typeof InstanceTypeEntry>;
 
+/** How a type fits this server's local executor: whole, capped to what it has, or refused (strict mode). */
+export const LocalFit = Type.Union(['fits', 'capped', 'refused'].map((f) => Type.Literal(f)));
+export type LocalFit = Static<typeof LocalFit>;
+
 export const InstanceTypeListReply = Type.Object({
   instanceTypes: Type.Array(InstanceTypeEntry),
   /** The type of a job that names none. */
   defaultInstanceType: Type.String(),
+  /** Runyard: what the local executor has, and how each type fits it (by name); the type a form should offer first. */
+  localExecutor: Type.Optional(
+    Type.Object({
+      cpus: Type.Number(),
+      memoryGiB: Type.Number(),
+      strict: Type.Boolean(),
+      fit: Type.Record(Type.String(), LocalFit),
+      suggestedInstanceType: Type.String(),
+    }),
+  ),
 });
 export type InstanceTypeListReply = Static<typeof InstanceTypeListReply>;
 

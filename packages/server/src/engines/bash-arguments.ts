@@ -11,7 +11,7 @@
  * The arguments follow the CloudOS convention: appended to the command as arguments of its last
  * simple command (`python run.py` with `--n 2` runs `python run.py --n 2`), and only when there are
  * some; the command's own "$@" is then empty. Whether they can be appended is bash's to say, without
- * running anything: `bash -n` of the command followed by ` \<newline>}` passes, silently, only where
+ * running anything: `bash -n` (with extglob on, as a command may turn it on before its patterns) of the command followed by ` \<newline>}` passes, silently, only where
  * the command ends in a simple command (`}` is then one more argument of it); after done, fi, esac,
  * a group, `;`, `&`, a comment or a here-document it fails or warns. There the arguments are the
  * command's positional parameters ($1, "$@") instead, and its log says so. Never both.
@@ -32,7 +32,7 @@ export const BASH_JOB_SCRIPT = [
   '_runyard_command=$RUNYARD_COMMAND',
   'unset _runyard_i _runyard_n RUNYARD_ARG_COUNT RUNYARD_COMMAND',
   // Appended only where bash parses them as the last simple command's arguments, silently (checked without running anything).
-  'if [[ ${_runyard_args+set} && -n $("$BASH" -n -c "$_runyard_command"$\' \\\\\\n}\' 2>&1 || echo no) ]]; then printf \'%s\\n\' ' +
+  'if [[ ${_runyard_args+set} && -n $("$BASH" -O extglob -n -c "$_runyard_command"$\' \\\\\\n}\' 2>&1 || echo no) ]]; then printf \'%s\\n\' ' +
     shellWord(POSITIONAL_NOTE) +
     ' >&2; set -- "${_runyard_args[@]}"; unset _runyard_args; fi',
   'if [[ ${_runyard_args+set} ]]; then eval "$_runyard_command"\' "${_runyard_args[@]}"\'; else eval "$_runyard_command"; fi',

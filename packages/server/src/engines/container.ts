@@ -81,7 +81,8 @@ export const containerEngine: Engine = {
       '--security-opt',
       'no-new-privileges',
       // Computed here, whoever fills TaskSpec.resources: the container's limits are the runtime's to enforce.
-      ...limitOptions(jobResources(config, job)),
+      // Container jobs run on the local executor only: at most what it has (jobResources' cap).
+      ...limitOptions(jobResources(config, { ...job, backend: 'local' })),
       // `host` is the runtime's default network (outbound access), never the host's own: its local services stay out of reach.
       ...(config.taskNetwork === 'none' ? ['--network', 'none'] : []),
       ...(uid !== undefined && gid !== undefined ? ['--user', `${uid}:${gid}`] : []),

@@ -126,7 +126,7 @@ export class LocalExecutor implements Executor {
       // Never joined (the spawner does not report a start that failed after the call): the namespace is as it was.
       lease?.release(true);
       await this.limits.discard(control);
-      throw new Error(`The task could not be started: ${(e as Error).message}`);
+      throw e;
     }
     const { pid } = started;
     this.children.set(pid, started);
@@ -138,7 +138,7 @@ export class LocalExecutor implements Executor {
       } catch (e) {
         await this.kill({ backend: 'local', pid, startTime: started.startTime }, { force: true, graceMs: 0 });
         await this.limits.discard(control);
-        throw new Error(`The task could not be started: ${(e as Error).message}`);
+        throw e;
       }
     }
     // Its end may reach this process before anyone waits for it (a task that exits at once): the entry

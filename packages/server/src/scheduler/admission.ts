@@ -1,4 +1,4 @@
-import type { Capacity } from './capacity.js';
+import type { Capacity } from '../instance-types/capacity.js';
 
 /** A queued job the claim may take. */
 export interface Candidate {

@@ -8,7 +8,7 @@ import { attemptStatus, markRunning } from './attempt-updates.js';
 import type { AttemptRef, SchedulerContext } from './context.js';
 import { releaseInputs, stageInputs, type JobInputs } from '../staging/inputs.js';
 import { jobPaths, taskPaths, type JobPaths } from './job-paths.js';
-import { jobResources } from '../instance-types/job-resources.js';
+import { cappedNote, jobResources } from '../instance-types/job-resources.js';
 import { runTimeLimitSeconds } from './cost.js';
 import { ignoredOptionNotes } from './job-options.js';
 import { pullWorkDir, startLogPusher } from './outputs.js';
@@ -20,7 +20,7 @@ import { preparedQuery } from '../store/prepared-query.js';
 const jobById = preparedQuery((db, p: { id: string }) => db.selectFrom('jobs').selectAll().where('id', '=', p.id));
 const workflowById = preparedQuery((db, p: { id: string }) => db.selectFrom('workflows').selectAll().where('id', '=', p.id));
 const queuePlacement = preparedQuery((db, p: { id: string }) =>
-  db.selectFrom('queues').select(['task_network', 'pids_limit', 'hpc_id', 'partition']).where('id', '=', p.id),
+  db.selectFrom('queues').select(['backend', 'task_network', 'pids_limit', 'hpc_id', 'partition']).where('id', '=', p.id),
 );
 
 /**
@@ -232,7 +232,9 @@ export class AttemptRunner {
       task.bindSources = Object.fromEntries(inputs.held.map(({ path, handle }) => [path, `/proc/${process.pid}/fd/${handle.fd}`]));
     // What the job asked for (bash: cpus and memory; Nextflow, WDL: its instance type), held by the executor.
     // An array task: what each of its rows is given (the executor holds what the rows running at once need).
-    const { cpus, memoryGiB } = jobResources(config, job);
+    // On the local executor, at most what it has (jobResources): the log says so at the first attempt.
+    const placed = { ...job, backend: queue?.backend ?? 'local' };
+    const { cpus, memoryGiB } = jobResources(config, placed);
     // The queue's process limit where it sets one (executors/sandbox/cgroup.ts: else by CPUs).
     task.resources = { cpus, memoryGiB, ...(queue?.pids_limit ? { pids: queue.pids_limit } : {}) };
     const timeLimit = runTimeLimitSeconds(config, job);
@@ -240,7 +242,10 @@ export class AttemptRunner {
     if (job.attempt > 1)
       task.preamble = [`Runyard: attempt ${job.attempt} (the previous attempt's task was lost).`, ...(task.preamble ?? [])];
     // Said once, by the first attempt.
-    else task.preamble = [...ignoredOptionNotes(job), ...(task.preamble ?? [])];
+    else {
+      const capped = cappedNote(config, placed);
+      task.preamble = [...(capped ? [`Runyard: ${capped}`] : []), ...ignoredOptionNotes(job), ...(task.preamble ?? [])];
+    }
     return task;
   }
 

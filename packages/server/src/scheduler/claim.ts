@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { ACTIVE_STATUSES } from './job-state.js';
 import { leaseUntil, nowIso, type SchedulerContext } from './context.js';
-import { capacityOf } from './capacity.js';
+import { capacityOf } from '../instance-types/capacity.js';
 import { admit, type Candidate, type Usage } from './admission.js';
 import { preparedQuery } from '../store/prepared-query.js';
 

@@ -23,6 +23,7 @@ import { SILENT_LOG, type SchedulerLog } from './context.js';
 import { restoreHome, saveHome } from './session-home.js';
 import { sessionOptionNotes } from './session-options.js';
 import { preparePrivateParent, sessionRuntimeDir } from './session-socket-dir.js';
+import { cappedNote } from '../instance-types/job-resources.js';
 import { applyPendingMounts, prepareSessionMounts, sessionReadable, unmountSession } from './session-mounts.js';
 import { preparedQuery } from '../store/prepared-query.js';
 import { autoShutdownDue, costLimitReached, endRunSet, moveSession, RUNNING_SESSION_STATUSES, type SessionRow } from './session-state.js';
@@ -322,7 +323,15 @@ export class SessionRunner {
       readable: await sessionReadable(this.o.config, row.workspace_id),
     };
     const made = row.backend === 'regular' ? jupyterTask(input) : commandTask({ ...input, command: this.commandOf(row) });
-    made.task.preamble = [...sessionOptionNotes(row), ...(made.task.preamble ?? [])];
+    // Its instance type larger than the local executor: it runs capped (sessionSizing), and its log says so.
+    const capped = cappedNote(this.o.config, {
+      workflow_type: 'session',
+      instance_type: row.instance_type,
+      resource_cpu: Number(row.cpus),
+      resource_ram: Number(row.memory_gib),
+      backend: 'local',
+    });
+    made.task.preamble = [...(capped ? [`Runyard: ${capped}`] : []), ...sessionOptionNotes(row), ...(made.task.preamble ?? [])];
     return made;
   }
 

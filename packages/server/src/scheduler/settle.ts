@@ -212,13 +212,16 @@ async function limitsNote(ctx: SchedulerContext, ref: AttemptRef, limits: LimitC
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** The columns that size the job (instance-types/job-resources.ts). */
-function resourcedJob(ctx: SchedulerContext, ref: AttemptRef) {
-  return ctx.db
+/** The columns that size the job (instance-types/job-resources.ts), with its queue's executor (the local one caps). */
+async function resourcedJob(ctx: SchedulerContext, ref: AttemptRef) {
+  const job = await ctx.db
     .selectFrom('jobs')
-    .select(['workflow_type', 'instance_type', 'resource_cpu', 'resource_ram'])
-    .where('id', '=', ref.id)
+    .leftJoin('queues', 'queues.id', 'jobs.queue_id')
+    .select(['jobs.workflow_type', 'jobs.instance_type', 'jobs.resource_cpu', 'jobs.resource_ram', 'queues.backend'])
+    .where('jobs.id', '=', ref.id)
     .executeTakeFirstOrThrow();
+  // A job with no queue runs on the local executor (attempt-runner.ts).
+  return { ...job, backend: job.backend ?? 'local' };
 }
 
 /** The failure of a task the kernel killed for passing its memory limit, naming the limit as the job asked for it. */

@@ -4,6 +4,8 @@ import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import { findOnPath } from '../executors/find-executable.js';
 import { instanceTypes } from '../instance-types/load.js';
+import { askedResources, jobResources } from '../instance-types/job-resources.js';
+import { checkFits } from './job-admission.js';
 import { hourlyPriceCents } from '../scheduler/cost.js';
 
 /**
@@ -66,10 +68,14 @@ export function sessionSizing(config: Config, instanceType: string): SessionSizi
       `Instance type ${quoted(instanceType)} is not one this server offers; GET /api/runyard/instance-types (runyard instance-types list) lists them.`,
     );
   }
+  // Sessions run on the local executor: capped to what it has, as jobs are, or refused in strict mode.
+  const asked = { workflow_type: 'session', instance_type: type.name, resource_cpu: type.vcpus, resource_ram: type.memoryGiB };
+  if (config.strictResources) checkFits(config, 'local', askedResources(config, asked), 'session');
+  const given = jobResources(config, { ...asked, backend: 'local' });
   return {
     instanceType: type.name,
-    cpus: type.vcpus,
-    memoryGiB: type.memoryGiB,
+    cpus: given.cpus,
+    memoryGiB: given.memoryGiB,
     // The job pricing rule: the catalogue's hourly price, or vCPUs x RUNYARD_CPU_HOUR_COST_CENTS when the operator sets it.
     pricePerHourCents: hourlyPriceCents(config, { instance_type: type.name, resource_cpu: type.vcpus, array_limit: null }),
   };

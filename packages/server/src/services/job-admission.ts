@@ -1,9 +1,9 @@
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
-import { jobResources, type JobResources, type ResourcedJob } from '../instance-types/job-resources.js';
+import { askedResources, jobResources, type JobResources, type ResourcedJob } from '../instance-types/job-resources.js';
 import { instanceTypes } from '../instance-types/load.js';
-import { capacityOf } from '../scheduler/capacity.js';
+import { capacityOf } from '../instance-types/capacity.js';
 
 const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
@@ -16,35 +16,38 @@ function checkInstanceType(config: Config, type: string | null): void {
   );
 }
 
-/** A job larger than its executor's whole capacity would wait forever: it is refused, naming the limit. */
-function checkFits(config: Config, backend: string, r: JobResources): void {
+/** In strict mode, a job larger than its executor's whole capacity is refused, naming the limit (it would otherwise run capped). */
+export function checkFits(config: Config, backend: string, r: JobResources, what: 'job' | 'session' = 'job'): void {
   const capacity = capacityOf(config, backend);
   if (!capacity) return;
   const source = r.instanceType ? `instance type ${r.instanceType}` : 'its cpu and ram';
   const fix = r.instanceType ? 'choose a smaller instance type' : 'ask for less';
+  // Said with the fix: the operator's choice refuses it; without it, it would run with what there is.
+  const strict = ' (RUNYARD_STRICT_RESOURCES refuses what does not fit)';
   if (r.cpus > capacity.cpus) {
     throw new AppError(
       'VALIDATION_FAILED',
-      `The job asks for ${count(r.cpus, 'vCPU')} (${source}), more than this server's ${backend} executor has ` +
-        `(${capacity.cpus}, ${capacity.cpusSetting}); ${fix} or raise ${capacity.cpusSetting}.`,
+      `The ${what} asks for ${count(r.cpus, 'vCPU')} (${source}), more than this server's ${backend} executor has ` +
+        `(${capacity.cpus}, ${capacity.cpusSetting})${strict}; ${fix} or raise ${capacity.cpusSetting}.`,
     );
   }
   if (r.memoryGiB > capacity.memoryGiB) {
     throw new AppError(
       'VALIDATION_FAILED',
-      `The job asks for ${r.memoryGiB} GiB of memory (${source}), more than this server's ${backend} executor has ` +
-        `(${capacity.memoryGiB} GiB, ${capacity.memorySetting}); ${fix} or raise ${capacity.memorySetting}.`,
+      `The ${what} asks for ${r.memoryGiB} GiB of memory (${source}), more than this server's ${backend} executor has ` +
+        `(${capacity.memoryGiB} GiB, ${capacity.memorySetting})${strict}; ${fix} or raise ${capacity.memorySetting}.`,
     );
   }
 }
 
 /**
  * What a job about to be stored will hold while it runs, once it is known that its instance type
- * exists and that its queue's executor could ever give it that much (400 otherwise).
+ * exists: on the local executor, what it asked for up to what the executor has (or, with
+ * RUNYARD_STRICT_RESOURCES, 400 when it asks for more).
  */
 export function admitJob(config: Config, backend: string, job: ResourcedJob): JobResources {
   checkInstanceType(config, job.instance_type);
-  const resources = jobResources(config, job);
-  checkFits(config, backend, resources);
-  return resources;
+  const placed = { ...job, backend };
+  if (config.strictResources) checkFits(config, backend, askedResources(config, placed));
+  return jobResources(config, placed);
 }

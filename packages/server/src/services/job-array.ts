@@ -12,7 +12,7 @@ import {
 import { AppError } from '../errors/app-error.js';
 import { quoted } from '../errors/quoted.js';
 import type { JobResources } from '../instance-types/job-resources.js';
-import { capacityOf } from '../scheduler/capacity.js';
+import { capacityOf } from '../instance-types/capacity.js';
 import { idOf, findInputFile } from '../staging/input-refs.js';
 import { readAll } from '../staging/inputs.js';
 import { EngineError } from '../errors/engine-error.js';

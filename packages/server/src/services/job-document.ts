@@ -122,6 +122,8 @@ function toDocument(job: JobRow, rel: Related, dataDir: string): Record<string, 
       : { cpu: Number(job.cpus), ram: Number(job.memory_gib) },
     ...(job.array_size && { arrayTasks: arrayTasksOf(job) }),
     instanceType: job.instance_type,
+    // Runyard: said when the local executor gives the job less than it asked for (it runs capped).
+    ...(job.resources_note && { resourcesNote: job.resources_note }),
     masterInstance: {
       requestedInstance: { type: job.instance_type, asSpot: false },
       usedInstance: {

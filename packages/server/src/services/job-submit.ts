@@ -13,6 +13,7 @@ import { listRegistryAccounts } from './docker-registries.js';
 import { checkEngineForSubmission } from './engine-servers.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import { admitJob } from './job-admission.js';
+import { cappedNote } from '../instance-types/job-resources.js';
 import { lockResumeFolder, registerJobFolders, storageKindOf, type StorageKind } from './job-data.js';
 import { placeJob } from './job-placement.js';
 import { resolveRevision } from './job-revision.js';
@@ -29,10 +30,29 @@ function jobTypeOf(workflowType: string, platform: string): JobType {
   return platform === 'azure' ? 'nextflowAzure' : platform === 'hpc' ? 'nextflowHpc' : 'nextflowAWS';
 }
 
+/**
+ * The longest command or parameter value, in bytes (UTF-8): each reaches the task as one environment
+ * variable (RUNYARD_COMMAND, RUNYARD_ARG_<i>, RUNYARD_PARAM_<NAME>), which Linux holds to 128 KiB
+ * (MAX_ARG_STRLEN), name included. The schema counts characters, and one may be 4 bytes.
+ */
+export const MAX_TASK_VALUE_BYTES = 128 * 1024 - 1024;
+
+function checkSize(what: string, value: string | undefined): void {
+  const bytes = value === undefined ? 0 : Buffer.byteLength(value);
+  if (bytes > MAX_TASK_VALUE_BYTES)
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${what} is ${bytes} bytes (UTF-8), more than the ${MAX_TASK_VALUE_BYTES} a task can be given: put it in a file of the File Explorer and pass that instead.`,
+    );
+}
+
 /** The shape of text and array-column parameters; the inputs (data items, glob folders, parametersFile) are checked by checkJobInputs. */
 function checkParameters(body: JobSubmitBody): void {
+  checkSize('command', body.command ?? undefined);
   const names = new Set<string>();
   for (const p of body.parameters ?? []) {
+    if (p.parameterKind === 'textValue')
+      checkSize(`parameters: ${quoted(p.name)}`, p.textValue === undefined ? undefined : String(p.textValue));
     if (p.parameterKind === 'textValue' && p.textValue === undefined)
       throw new AppError('VALIDATION_FAILED', `parameters: ${quoted(p.name)} has no textValue.`);
     if (p.parameterKind === 'arrayFileColumn' && (p.columnName === undefined || p.columnIndex === undefined)) {
@@ -189,6 +209,7 @@ export async function submitJob(
         instance_type: sizing.instance_type,
         cpus: resources.cpus,
         memory_gib: resources.memoryGiB,
+        resources_note: cappedNote(config, { ...sizing, backend: placement.backend }),
         storage_size_gb: body.storageSizeInGb ?? 500,
         cost_limit: body.execution?.computeCostLimit ?? DEFAULT_COST_LIMIT_USD,
         resumable: body.resumable || workflowType === 'wdl' ? 1 : 0,

@@ -19,6 +19,7 @@ import * as jobsStatusIndex from './migrations/0016-jobs-status-index.js';
 import * as jobsClaimOrder from './migrations/0017-jobs-claim-order.js';
 import * as queuePidsLimit from './migrations/0018-queue-pids-limit.js';
 import * as uploadsManaged from './migrations/0019-uploads-managed.js';
+import * as jobsResourcesNote from './migrations/0020-jobs-resources-note.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-jobs-claim-order': jobsClaimOrder,
   '0018-queue-pids-limit': queuePidsLimit,
   '0019-uploads-managed': uploadsManaged,
+  '0020-jobs-resources-note': jobsResourcesNote,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

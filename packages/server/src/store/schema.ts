@@ -128,6 +128,8 @@ export interface JobTable {
   /** CPUs and memory (GiB) the task is given (jobResources at submission): what it holds of the executor's capacity. */
   cpus: Generated<number>;
   memory_gib: Generated<number>;
+  /** Set when the local executor gives the job less than it asked for (cappedNote), for its document. */
+  resources_note: Generated<string | null>;
   storage_size_gb: number;
   /** Dollars; -1 means no limit. */
   cost_limit: number;

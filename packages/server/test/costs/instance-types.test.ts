@@ -20,7 +20,11 @@ const big = { name: 'lab.huge', vcpus: 64, memoryGiB: 512, pricePerHourUsd: 1.5,
 async function typesOf(s: TestServer) {
   const r = await call(s, 'GET', `/api/runyard/instance-types?teamId=${s.admin.workspaceId}`);
   assert.equal(r.statusCode, 200, r.body);
-  return r.json() as { instanceTypes: Record<string, unknown>[]; defaultInstanceType: string };
+  return r.json() as {
+    instanceTypes: Record<string, unknown>[];
+    defaultInstanceType: string;
+    localExecutor: { cpus: number; memoryGiB: number; strict: boolean; fit: Record<string, string>; suggestedInstanceType: string };
+  };
 }
 
 describe('instance types (GET /api/runyard/instance-types)', () => {
@@ -60,6 +64,35 @@ describe('instance types (GET /api/runyard/instance-types)', () => {
     assertError(await call(s, 'GET', `/api/runyard/instance-types?teamId=${s.admin.workspaceId}`, undefined, null), 401, 'UNAUTHENTICATED');
     const other = await s.newTenant('olga');
     assertError(await call(s, 'GET', `/api/runyard/instance-types?teamId=${other.workspaceId}`), 404, 'WORKSPACE_NOT_FOUND');
+  });
+});
+
+describe('instance types on a small host: how each fits the local executor, and the one a form offers first', () => {
+  it('2 CPUs, 8 GiB: larger types run capped (refused in strict mode); the largest that fits is offered first', async () => {
+    for (const strict of [false, true]) {
+      const s = await startTestServer({
+        env: { RUNYARD_LOCAL_CPUS: '2', RUNYARD_LOCAL_MEMORY_GIB: '8', RUNYARD_STRICT_RESOURCES: String(strict) },
+      });
+      try {
+        const { localExecutor: local, defaultInstanceType } = await typesOf(s);
+        assert.equal(defaultInstanceType, 'c5.xlarge');
+        assert.deepEqual([local.cpus, local.memoryGiB, local.strict], [2, 8, strict]);
+        assert.equal(local.fit['c5.large'], 'fits');
+        assert.equal(local.fit['t3.large'], 'fits');
+        assert.equal(local.fit['c5.xlarge'], strict ? 'refused' : 'capped');
+        // 2 vCPUs, 8 GiB at most: of those, the most memory, then the cheapest.
+        assert.equal(local.suggestedInstanceType, 't3.large');
+      } finally {
+        await s.close();
+      }
+    }
+    // Where the default fits, it is the one offered.
+    const roomy = await startTestServer({ env: { RUNYARD_LOCAL_CPUS: '4', RUNYARD_LOCAL_MEMORY_GIB: '16' } });
+    try {
+      assert.equal((await typesOf(roomy)).localExecutor.suggestedInstanceType, 'c5.xlarge');
+    } finally {
+      await roomy.close();
+    }
   });
 });
 

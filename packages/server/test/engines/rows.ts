@@ -31,6 +31,7 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     instance_type: null,
     cpus: 1,
     memory_gib: 1,
+    resources_note: null,
     storage_size_gb: 10,
     cost_limit: -1,
     compute_cost_cents: 0,

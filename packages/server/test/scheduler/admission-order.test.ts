@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admit, type Candidate } from '../../src/scheduler/admission.js';
-import type { Capacity } from '../../src/scheduler/capacity.js';
+import type { Capacity } from '../../src/instance-types/capacity.js';
 
 const capacity = (cpus: number, memoryGiB: number): Capacity => ({
   cpus,

@@ -7,7 +7,7 @@ import { claimJobs } from '../../src/scheduler/claim.js';
 import type { SchedulerContext } from '../../src/scheduler/context.js';
 import { ACTIVE_STATUSES } from '../../src/scheduler/job-state.js';
 import { openStore, type Store } from '../../src/store/database.js';
-import { getJob, insertJob, insertQueue, insertWorkflow, setup, waitForStatus, type Env } from './helpers.js';
+import { getJob, insertJob, insertQueue, insertWorkflow, setup, stdoutOf, waitForStatus, type Env } from './helpers.js';
 
 /** A claim as a scheduler makes it, for checking what may be claimed at a given moment. */
 function claimer(env: Env, store: Store, owner: string): SchedulerContext {
@@ -117,6 +117,19 @@ describe('scheduler: jobs start only when their CPUs and memory are free', { tim
     await waitForStatus(env, small, ['running'], 60_000);
     go(small);
     for (const id of [big, small]) assert.equal((await waitForStatus(env, id, ['completed', 'failed'], 60_000)).status, 'completed');
+  });
+
+  it('a job that asks for more CPUs than the executor has runs with its 2, and its log says so first', async () => {
+    // As admission stores it (services/job-admission.ts): asked for 4, holding the executor's 2.
+    const id = await job(2);
+    await env.store.db.updateTable('jobs').set({ resource_cpu: 4 }).where('id', '=', id).execute();
+    go(id);
+    const ended = await waitForStatus(env, id, ['completed', 'failed']);
+    assert.equal(ended.status, 'completed');
+    assert.match(
+      stdoutOf(env, id),
+      /^Runyard: asked for 4 vCPUs, 1 GiB; this server gives at most 2 vCPUs, 64 GiB \(RUNYARD_LOCAL_CPUS, RUNYARD_LOCAL_MEMORY_GIB\), so it runs with 2 vCPUs, 1 GiB\.$/m,
+    );
   });
 
   it('two schedulers claiming different queues at once never take more than the capacity', async () => {

@@ -90,6 +90,8 @@ export function detailRows(job: JobDocument, platformUrl: string, sdk: Sdk): Arr
     ['Instance type', scalar(instance)],
     ['vCPUs', scalar(vcpus)],
     ['Memory', memory === undefined ? undefined : `${String(memory)} GiB`],
+    // A Runyard server says when its executor gives the job less than it asked for.
+    ['Resources', scalar(job.resourcesNote)],
     ['Storage', job.storageSizeInGb !== undefined && job.storageSizeInGb !== null ? `${String(job.storageSizeInGb)} GB` : undefined],
     ['Job queue', scalar(queue)],
     ['HPC cluster', hpcClusterText(job)],

@@ -7,7 +7,7 @@ import { useWorkspace } from '../../api/workspace';
 import { paths } from '../../app/paths';
 import { ErrorNotice } from '../../components/error-notice';
 import { PageHeader } from '../../components/page-header';
-import { InstanceTypeSelect } from './instance-type-select';
+import { firstType, InstanceTypeSelect } from './instance-type-select';
 import { LaunchCost } from './launch-cost';
 import { hasRole } from './job-permissions';
 import { ParameterRows, parameterStrings, type ParameterRow } from './parameter-rows';
@@ -65,7 +65,7 @@ function LaunchForm() {
       : workflows.data?.find((w) => w._id === workflowId);
   const docker = workflow?.workflowType === 'docker';
   const nextflow = workflow?.workflowType === 'nextflow';
-  const chosenType = instanceType || types.data?.defaultInstanceType || '';
+  const chosenType = firstType(instanceType, types.data);
   const typeEntry = types.data?.instanceTypes.find((t) => t.name === chosenType);
   const canLaunch = hasRole(role, 'member');
 
@@ -197,7 +197,13 @@ function LaunchForm() {
           </select>
 
           <label htmlFor={`${id}-type`}>Instance type</label>
-          <InstanceTypeSelect id={`${id}-type`} types={types.data?.instanceTypes ?? []} value={chosenType} onChange={setInstanceType} />
+          <InstanceTypeSelect
+            id={`${id}-type`}
+            types={types.data?.instanceTypes ?? []}
+            local={types.data?.localExecutor}
+            value={chosenType}
+            onChange={setInstanceType}
+          />
 
           <label htmlFor={`${id}-limit`}>Cost limit (dollars, -1 for none)</label>
           <input

@@ -9,6 +9,7 @@ import { ErrorNotice } from '../../components/error-notice';
 import { ProjectSelect } from '../projects/project-select';
 import { BACKENDS, dollars, type Backend } from './session-format';
 import { sessionsKey } from './use-sessions';
+import { firstType, fitText } from '../jobs/instance-type-select';
 
 /** Auto-shutdown choices, hours from now (0: never); 12 h is the CLI's default. */
 const SHUTDOWN_HOURS = [0, 1, 4, 8, 12, 24, 72];
@@ -69,7 +70,7 @@ export function CreateSessionForm() {
     shared: false,
   });
   const set = <K extends keyof Fields>(key: K, value: Fields[K]) => setFields((f) => ({ ...f, [key]: value }));
-  const instanceType = fields.instanceType || catalogue.data?.defaultInstanceType || '';
+  const instanceType = firstType(fields.instanceType, catalogue.data);
   const chosen = catalogue.data?.instanceTypes.find((t) => t.name === instanceType);
   const create = useMutation({
     mutationFn: () => api.createInteractiveSession(workspaceId, bodyOf({ ...fields, instanceType }, chosen?.provider)),
@@ -109,8 +110,8 @@ export function CreateSessionForm() {
           >
             {!catalogue.data && <option value="">Loading instance types…</option>}
             {catalogue.data?.instanceTypes.map((t) => (
-              <option key={t.name} value={t.name}>
-                {t.name}: {t.vcpus} vCPU, {t.memoryGiB} GiB, {dollars(t.pricePerHourUsd)}/h
+              <option key={t.name} value={t.name} disabled={catalogue.data?.localExecutor?.fit[t.name] === 'refused'}>
+                {t.name}: {t.vcpus} vCPU, {t.memoryGiB} GiB, {dollars(t.pricePerHourUsd)}/h{fitText(t, catalogue.data?.localExecutor)}
               </option>
             ))}
           </select>

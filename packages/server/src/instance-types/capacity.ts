@@ -24,7 +24,7 @@ function hostSize(): { cpus: number; memoryGiB: number } {
 }
 
 /** The local executor's capacity: the settings, or (0) the host's CPUs and memory. */
-export function localCapacity(config: Config): Capacity {
+export function localCapacity(config: Pick<Config, 'localCpus' | 'localMemoryGiB'>): Capacity {
   return {
     cpus: config.localCpus || hostSize().cpus,
     memoryGiB: config.localMemoryGiB || hostSize().memoryGiB,
