@@ -10,7 +10,7 @@ import { connectionArgs } from './support/connection-args.js';
 import { runCli } from './support/run-cli.js';
 
 /** `runyard job run` of a WDL workflow on toil-wdl-runner (Debian's toil, installed by .ci/run). */
-describe('runyard job run --wdl-mainfile', { timeout: 600_000 }, () => {
+describe('runyard job run of a WDL workflow', { timeout: 600_000 }, () => {
   let s: RunningServer;
   let mirror: GitMirror;
   let client: RunyardClient;
@@ -65,6 +65,22 @@ describe('runyard job run --wdl-mainfile', { timeout: 600_000 }, () => {
     assert.equal(readFileSync(path.join(results, 'greeting.txt'), 'utf8'), 'hello Ada\nhello Ada\n');
   });
 
+  it('without --wdl-mainfile: the main file recorded at import runs', async () => {
+    const r = await runCli(
+      [
+        ...['job', 'run', '--project-name', 'demo', '--workflow-name', 'hello-wdl', '-p', 'hello.name="Bo"', '-p', 'hello.times=1'],
+        ...['--job-name', 'wdl-recorded-main', '--wait-completion', '--request-interval', '0.5', '--wait-time', '300'],
+        ...conn,
+      ],
+      { timeoutMs: 330_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const id = r.stdout.trim();
+    assert.equal((await client.getJobStatus(id, ws)).status, 'completed');
+    const results = path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', id, 'results');
+    assert.equal(readFileSync(path.join(results, 'greeting.txt'), 'utf8'), 'hello Bo\n');
+  });
+
   it('a wrong engine token is refused before anything is launched', async () => {
     const r = await runCli([
       ...['job', 'run', '--project-name', 'demo', '--workflow-name', 'hello-wdl', '--wdl-mainfile', 'hello.wdl', '-p', 'hello.name=x'],
@@ -73,6 +89,6 @@ describe('runyard job run --wdl-mainfile', { timeout: 600_000 }, () => {
     ]);
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /401|not valid|invalid|token/i);
-    assert.equal((await client.getJobList(ws, { lastNJobs: 'all' })).jobs.length, 1);
+    assert.equal((await client.getJobList(ws, { lastNJobs: 'all' })).jobs.length, 2);
   });
 });

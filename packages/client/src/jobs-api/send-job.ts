@@ -156,7 +156,7 @@ export async function sendJob(t: ApiTransport, o: SendJobOptions, readJobConfig?
     throw new RunyardValueError(`Workflow '${o.workflowName}' has the unknown type '${detected}'.`);
   const workflowType = detected as WorkflowType;
   const isDocker = workflowType === 'docker';
-  if (workflowType === 'wdl' && !o.mainfile) throw new RunyardValueError('Please, specify the WDL main file (mainfile) of a wdl workflow.');
+  // A WDL workflow runs its main file recorded at import; mainfile, when given, picks among workflows of one name.
   const isModule = isDocker ? false : (o.isModule ?? (await isModuleWorkflow(t, o.workflowName, ws, last)));
 
   const projectId = (await getProjectIdFromName(t, ws, o.projectName))._id;

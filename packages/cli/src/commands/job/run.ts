@@ -5,6 +5,7 @@ import { resolveConnection, type ConnectionFlags } from '../../config/connection
 import type { CliContext } from '../../context.js';
 import { integerIn } from '../../options/integer.js';
 import { afterLaunch, reportLaunched } from './follow.js';
+import type { WorkflowType } from '@runyard/client';
 import { readyEngineServer } from './wdl-engine.js';
 import {
   addWaitOptions,
@@ -70,7 +71,7 @@ const IGNORED_ON_HPC: Record<string, string> = {
 };
 
 /**
- * Launches a workflow (Nextflow, or WDL with --wdl-mainfile) with send_job: the workflow type and
+ * Launches a workflow (Nextflow, or WDL: its main file recorded at import) with send_job: the workflow type and
  * module flag, project, workflow and queue are looked up by name, the parameters come from
  * --job-config then -p. Prints the job id (stdout) and its link (stderr); with --wait-completion
  * follows it and exits 0 only if it completed.
@@ -92,9 +93,12 @@ export async function jobRun(opts: JobRunOptions, ctx: CliContext, explicit: (na
   await withClient(
     conn,
     async (client) => {
-      // A WDL job names the workspace's engine server, which must run (started here when stopped).
-      const cromwellId = opts.wdlMainfile ? await readyEngineServer(client, conn.workspaceId, ctx) : undefined;
+      // A WDL job names the workspace's engine server, which must run (started here when stopped). Its main file is
+      // the one recorded at import, unless --wdl-mainfile picks another workflow of the name.
+      const workflowType = await client.detectWorkflow(workflowName, conn.workspaceId, Boolean(opts.last));
+      const cromwellId = workflowType === 'wdl' ? await readyEngineServer(client, conn.workspaceId, ctx) : undefined;
       const id = await client.sendJob({
+        workflowType: workflowType as WorkflowType,
         workspaceId: conn.workspaceId,
         projectName,
         workflowName,
@@ -137,7 +141,7 @@ export async function jobRun(opts: JobRunOptions, ctx: CliContext, explicit: (na
 
 export function jobRunCommand(ctx: CliContext): Command {
   const cmd = new Command('run')
-    .description('launch a workflow (Nextflow, or WDL with --wdl-mainfile) and print the job id')
+    .description('launch a workflow (Nextflow or WDL) and print the job id')
     .option('--project-name <name>', "project the job belongs to (default: the profile's project_name)")
     .option('--workflow-name <name>', "workflow to run (default: the profile's workflow_name)")
     .option('--last', 'the most recently imported workflow when several have the name')
@@ -155,7 +159,7 @@ export function jobRunCommand(ctx: CliContext): Command {
     .option('--job-queue <label>', 'label of the job queue (default: the default queue)')
     .option('--instance-type <type>', 'instance type of the head node', NONE_SELECTED)
     .addOption(instanceDiskOption())
-    .option('--wdl-mainfile <path>', 'main .wdl file of a WDL workflow')
+    .option('--wdl-mainfile <path>', 'main .wdl file of a WDL workflow (default: the one recorded at import)')
     .option('--wdl-importsfile <path>', 'imports zip of a WDL workflow')
     .option('-t, --cromwell-token <token>', "the workspace's engine token, for the engine server's routes (default: the API key)")
     .addOption(repositoryPlatformOption())
