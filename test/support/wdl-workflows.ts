@@ -50,3 +50,51 @@ workflow hello {
   }
 }
 `;
+
+/**
+ * Outputs of every kind a workflow returns: Int, Float, String, Boolean, Array[String] (a scatter's
+ * gathered output), Array[Int], Pair, an optional that is null (its call did not run), a File. (No Map
+ * literal: toil 5's WDL compiler refuses one.)
+ */
+export const TYPED_OUTPUTS_WDL = `version 1.0
+
+task measure {
+  input {
+    String word
+  }
+  command <<<
+    printf '%s' "~{word}" | wc -c
+    echo "measured ~{word}" > "r-~{word}.txt"
+  >>>
+  output {
+    Int n = read_int(stdout())
+    String label = "word-~{word}"
+    File report = "r-~{word}.txt"
+  }
+}
+
+workflow typed {
+  input {
+    Array[String] words = ["a", "bb", "ccc"]
+    Boolean extra = false
+  }
+  scatter (word in words) {
+    call measure { input: word = word }
+  }
+  call measure as longest { input: word = "dddd" }
+  if (extra) {
+    call measure as skipped { input: word = "never" }
+  }
+  output {
+    Int longest_n = longest.n
+    Array[String] labels = measure.label
+    Array[Int] sizes = measure.n
+    String name = "typed"
+    Float ratio = 0.5
+    Boolean flag = true
+    Pair[String, Int] pair = ("p", 7)
+    Int? maybe = skipped.n
+    File report = longest.report
+  }
+}
+`;

@@ -26,7 +26,8 @@ describe('runyard bash job', { timeout: 300_000 }, () => {
       ...bash,
       '--command',
       // Into its results folder: a sandboxed task writes nowhere else.
-      `printf '%s|%s\\n' "$RUNYARD_PARAM_GREETING" "$*" > "$RUNYARD_RESULTS_DIR/out.txt"; true`,
+      // The parameters are appended to its last command (echo), once.
+      `printf '%s|' "$RUNYARD_PARAM_GREETING" > "$RUNYARD_RESULTS_DIR/out.txt"; echo >> "$RUNYARD_RESULTS_DIR/out.txt"`,
       '-p',
       '--greeting=hello; rm -rf /',
       '--job-name',

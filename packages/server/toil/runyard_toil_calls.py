@@ -10,6 +10,7 @@ The compiled script imports this module, so it runs in toil's leader and in ever
 """
 
 import fcntl
+import json
 import os
 import subprocess
 
@@ -98,3 +99,32 @@ def start_workflow(toil, root_job):
     if toil.options.restart:
         return toil.restart()
     return toil.start(root_job)
+
+
+def _output_value(value):
+    """A workflow output as JSON: a File as the name of its copy in the job's results, containers item by item."""
+    from toil.wdl.wdl_types import WDLFile, WDLPair
+    if isinstance(value, WDLFile):
+        return value.file_name or os.path.basename(str(value.file_path))
+    if isinstance(value, WDLPair):
+        return {'left': _output_value(value.left), 'right': _output_value(value.right)}
+    if isinstance(value, tuple) and len(value) == 2:  # a Pair literal, as toil's compiler makes it
+        return {'left': _output_value(value[0]), 'right': _output_value(value[1])}
+    if isinstance(value, (list, tuple)):
+        return [_output_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(_output_value(k)): _output_value(v) for k, v in value.items()}
+    return value
+
+
+def write_outputs(job, values, manifest):
+    """The last job of a run: the workflow's outputs, their promises resolved, written to manifest as JSON.
+
+    toil's WDL compiler (toil 5) leaves a workflow's output section out: the launcher hands its
+    expressions here (runyard_toil_wdl.py), so that every output, of every type, is kept.
+    """
+    outputs = {name: _output_value(value) for name, value in values.items()}
+    with open(manifest, 'w') as f:
+        json.dump(outputs, f, indent=2, sort_keys=True)
+        f.write('\n')
+

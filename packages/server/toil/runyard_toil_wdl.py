@@ -37,7 +37,7 @@ class RunyardSynthesis(SynthesizeWDL):
     """toil's synthesis, with a call's command run by runyard_toil_calls and Runyard's leader options."""
 
     def write_modules(self):
-        return super().write_modules() + 'from runyard_toil_calls import run_call, runyard_options, start_workflow\n'
+        return super().write_modules() + 'from runyard_toil_calls import run_call, runyard_options, start_workflow, write_outputs\n'
 
     def write_function(self, job):
         self.runyard_task = job
@@ -56,7 +56,25 @@ class RunyardSynthesis(SynthesizeWDL):
         section = super().write_main_jobwrappers()
         if not section.endswith(ROOT_JOB_START):
             raise RuntimeError('this version of toil compiles WDL in a way Runyard does not know')
-        return section[:-len(ROOT_JOB_START)] + '\n        start_workflow(fileStore, job0)\n'
+        # An if's body ends with its indentation (toil's indent()): cut, so that what follows is back at main's level.
+        body = section[:-len(ROOT_JOB_START)].rstrip() + '\n'
+        return body + self.write_outputs_job() + '\n        start_workflow(fileStore, job0)\n'
+
+    def write_outputs_job(self):
+        """After every call: a job that writes the workflow's outputs (toil leaves its output section out).
+
+        Each output's expression (Python, as toil's analyzer translates it) names the calls' outputs;
+        one that names nothing defined (a call inside an if that did not run) is null, as in WDL.
+        """
+        lines = ['        runyard_outputs = {}\n']
+        for wf, body in self.workflows_dictionary.items():
+            for name, _type, expr in body.get('wf_outputs', []):
+                key = '%s.%s' % (wf, name)
+                lines.append('        try:\n            runyard_outputs[%r] = %s\n' % (key, expr))
+                lines.append('        except NameError:\n            runyard_outputs[%r] = None\n' % key)
+        lines.append('        job0 = job0.encapsulate()\n')
+        lines.append('        job0.addChildJobFn(write_outputs, runyard_outputs, %r)\n' % self.runyard_manifest)
+        return ''.join(lines)
 
 
 def compile_workflow(wdl_file, inputs_file, run_dir, outputs_dir, job_store):
@@ -65,6 +83,8 @@ def compile_workflow(wdl_file, inputs_file, run_dir, outputs_dir, job_store):
     synthesis = RunyardSynthesis(analyzer.version, analyzer.tasks_dictionary, analyzer.workflows_dictionary,
                                  outputs_dir, dict_from_JSON(inputs_file), 'None', job_store)
     synthesis.output_file = os.path.join(run_dir, 'toilwdl_compiled.py')
+    # The workflow's outputs (every type), beside the File outputs, copied into the job's results with them.
+    synthesis.runyard_manifest = os.path.join(outputs_dir, 'outputs.json')
     synthesis.write_python_file(synthesis.write_modules(), synthesis.write_functions(), synthesis.write_main(),
                                 synthesis.output_file)
     return synthesis.output_file
@@ -142,7 +162,9 @@ def main():
         last_lines.append(line.decode('utf-8', 'replace').rstrip())
     rc = leader.wait()
     copied = copy_outputs(outputs_dir, args.results)
-    print('Runyard: %d output file(s) copied to the job\'s results' % copied, flush=True)
+    manifest = os.path.exists(os.path.join(outputs_dir, 'outputs.json'))
+    print('Runyard: %d output file(s)%s copied to the job\'s results' % (copied - manifest, ' and outputs.json' if manifest else ''),
+          flush=True)
     if rc != 0:
         errors = [l for l in last_lines if 'Error' in l or 'error' in l or 'Exception' in l]
         write_failure('toil ended the WDL workflow with code %d%s' % (rc, ': ' + errors[-1].strip() if errors else '.'))

@@ -1,5 +1,4 @@
 import os from 'node:os';
-import type { Config } from '../config.js';
 
 /** What an executor can give its running tasks at once, all its queues and workspaces together. */
 export interface Capacity {
@@ -11,6 +10,12 @@ export interface Capacity {
 }
 
 const GIB = 1024 ** 3;
+
+/** The settings of the local executor's size (a Config has them; this folder sits below config.ts, so it names only what it reads). */
+export interface CapacitySettings {
+  localCpus: number;
+  localMemoryGiB: number;
+}
 
 let host: { cpus: number; memoryGiB: number } | undefined;
 
@@ -24,7 +29,7 @@ function hostSize(): { cpus: number; memoryGiB: number } {
 }
 
 /** The local executor's capacity: the settings, or (0) the host's CPUs and memory. */
-export function localCapacity(config: Pick<Config, 'localCpus' | 'localMemoryGiB'>): Capacity {
+export function localCapacity(config: CapacitySettings): Capacity {
   return {
     cpus: config.localCpus || hostSize().cpus,
     memoryGiB: config.localMemoryGiB || hostSize().memoryGiB,
@@ -34,6 +39,6 @@ export function localCapacity(config: Pick<Config, 'localCpus' | 'localMemoryGiB
 }
 
 /** The capacity of a queue backend, or null for one whose jobs are not admitted by size here. */
-export function capacityOf(config: Config, backend: string): Capacity | null {
+export function capacityOf(config: CapacitySettings, backend: string): Capacity | null {
   return backend === 'local' ? localCapacity(config) : null;
 }

@@ -1,10 +1,9 @@
 import { DEFAULT_INSTANCE_TYPE } from './catalogue.js';
-import type { Config } from '../config.js';
-import { localCapacity } from './capacity.js';
+import { localCapacity, type CapacitySettings } from './capacity.js';
 import { instanceTypes, type CatalogueSettings } from './load.js';
 
 /** The settings that size a job: the catalogue, and the local executor's capacity and strictness. */
-export type ResourceSettings = CatalogueSettings & Pick<Config, 'localCpus' | 'localMemoryGiB' | 'strictResources'>;
+export type ResourceSettings = CatalogueSettings & CapacitySettings & { strictResources: boolean };
 
 /** What a job's task is given, and holds of the executor's capacity while it runs. */
 export interface JobResources {

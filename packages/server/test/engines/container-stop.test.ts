@@ -87,7 +87,8 @@ describe('container tasks are stopped, not only their CLI', { timeout: 300_000 }
     writeFileSync(csv, 'v\nfirst\n$(touch pwned) second\nthird\n');
     const job = jobRow({
       command:
-        'printf "%s|%s\\n" "$RUNYARD_PARAM_V" "$*" > "row-$RUNYARD_ARRAY_INDEX.txt"; [ "$RUNYARD_ARRAY_INDEX" != 2 ] || sleep 300; true',
+        // The row's arguments are appended to the last command: the function's call, whose "$*" they are.
+        'row() { printf "%s|%s\\n" "$RUNYARD_PARAM_V" "$*" > "row-$RUNYARD_ARRAY_INDEX.txt"; [ "$RUNYARD_ARRAY_INDEX" != 2 ] || sleep 300; }; row',
       array_size: 3,
       array_limit: 3,
       parameters_json: JSON.stringify([{ prefix: '--', name: 'v', parameterKind: 'arrayFileColumn', columnName: 'v', columnIndex: 0 }]),

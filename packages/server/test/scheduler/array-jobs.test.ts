@@ -43,7 +43,8 @@ describe('array jobs', { timeout: 300_000 }, () => {
     rows[7] = `s7,"$(touch /tmp/runyard-array-pwned); x, y"`;
     const fileId = await upload('samples.csv', `sample,reads\n${rows.join('\n')}\n`);
     const id = await w.submit(
-      `printf '%s|%s|%s\\n' "$RUNYARD_ARRAY_INDEX" "$RUNYARD_PARAM_SAMPLE" "$*" > "$RUNYARD_RESULTS_DIR/task-$RUNYARD_ARRAY_INDEX.txt"; echo "row $RUNYARD_ARRAY_INDEX of $RUNYARD_ARRAY_SIZE"; true`,
+      // The row's arguments are appended to the last command (echo), once.
+      `echo "row $RUNYARD_ARRAY_INDEX of $RUNYARD_ARRAY_SIZE"; f="$RUNYARD_RESULTS_DIR/task-$RUNYARD_ARRAY_INDEX.txt"; printf '%s|%s|' "$RUNYARD_ARRAY_INDEX" "$RUNYARD_PARAM_SAMPLE" > "$f"; echo >> "$f"`,
       arrayBody(fileId, [
         column('sample', 'sample'),
         { prefix: '-', name: 'fixed', parameterKind: 'textValue', textValue: 'x y' },

@@ -255,8 +255,9 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
     const rows = Array.from({ length: 50 }, (_, i) => (i === 7 ? '"$(touch /tmp/runyard-slurm-array-pwned)"' : `s${i}`));
     const fileId = await upload('samples.csv', `sample\n${rows.join('\n')}\n`);
     const id = await submitBash(
-      'printf "%s|%s|%s|%s\\n" "$SLURM_ARRAY_JOB_ID" "$SLURM_ARRAY_TASK_ID" "$RUNYARD_ARRAY_INDEX" "$*" > "$RUNYARD_RESULTS_DIR/row-$RUNYARD_ARRAY_INDEX.txt"; ' +
-        '[ "$RUNYARD_ARRAY_INDEX" != 13 ] || { echo "row 13 fails" >&2; exit 3; }; echo "row $RUNYARD_ARRAY_INDEX of $RUNYARD_ARRAY_SIZE"; true',
+      // The row's arguments are appended to the last command: the function's call, whose "$*" they are.
+      'row() { printf "%s|%s|%s|%s\\n" "$SLURM_ARRAY_JOB_ID" "$SLURM_ARRAY_TASK_ID" "$RUNYARD_ARRAY_INDEX" "$*" > "$RUNYARD_RESULTS_DIR/row-$RUNYARD_ARRAY_INDEX.txt"; ' +
+        '[ "$RUNYARD_ARRAY_INDEX" != 13 ] || { echo "row 13 fails" >&2; exit 3; }; echo "row $RUNYARD_ARRAY_INDEX of $RUNYARD_ARRAY_SIZE"; }; row',
       { ...arrayOf(fileId, 'sample'), resourceRequirements: { cpu: 1, ram: 1 } },
     );
     const doc = await ended(id);

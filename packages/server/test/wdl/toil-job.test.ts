@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TYPED_OUTPUTS_WDL } from '../../../../test/support/wdl-workflows.js';
 import { startWdlWorld, type WdlWorld } from './wdl-world.js';
 
 /** WDL jobs on toil-wdl-runner (Debian's toil 5, installed by .ci/run), through the API as the public client sends them. */
@@ -31,10 +32,39 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
     assert.equal(w.read(jobId, 'results', 'greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
     assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '3');
+    // Every output of the workflow, each File as its copy in the results.
+    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'outputs.json')), { 'hello.greeting': 'greeting.txt', 'hello.lines': 'n.txt' });
     assert.match(w.read(jobId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
     const log = w.read(jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine toil; inputs: hello\.name, hello\.times/);
     assert.match(log, /Finished toil run successfully/);
+  });
+
+  it('keeps every output of the workflow, of every type, in outputs.json, each File as its copy in the results', async () => {
+    w.mirror.create('acme/typed-wdl', { files: { 'typed.wdl': TYPED_OUTPUTS_WDL } });
+    const typed = (
+      await w.ok('POST', `/api/v1/workflows?teamId=${w.ws}`, {
+        name: 'typed-wdl',
+        workflowType: 'wdl',
+        mainFile: 'typed.wdl',
+        repository: { url: 'https://github.com/acme/typed-wdl', platform: 'github' },
+      })
+    )._id;
+    const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({}, { workflow: typed, name: 'typed' }));
+    const job = await w.ended(jobId);
+    assert.equal(job.status, 'completed', job.statusMessage ?? '');
+    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'outputs.json')), {
+      'typed.longest_n': 4,
+      'typed.labels': ['word-a', 'word-bb', 'word-ccc'],
+      'typed.sizes': [1, 2, 3],
+      'typed.name': 'typed',
+      'typed.ratio': 0.5,
+      'typed.flag': true,
+      'typed.pair': { left: 'p', right: 7 },
+      'typed.maybe': null,
+      'typed.report': 'r-dddd.txt',
+    });
+    assert.equal(w.read(jobId, 'results', 'r-dddd.txt'), 'measured dddd\n');
   });
 
   it('a failing call fails the job with its error; the resumed job restarts from the job store and skips the call that finished', async () => {
@@ -59,7 +89,7 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
     assert.equal(w.read(jobId, 'work', 'greet-runs'), 'run\n', 'greet did not run again');
     assert.match(w.read(resumed.jobId, 'logs', 'stdout.txt'), /Runyard: restarting the workflow with toil/);
-    assert.deepEqual(readdirSync(w.paths(resumed.jobId).results).sort(), ['greeting.txt', 'n.txt']);
+    assert.deepEqual(readdirSync(w.paths(resumed.jobId).results).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
     assert.equal(w.read(resumed.jobId, 'results', 'n.txt').trim(), '2', 'two lines: times defaults to 2');
     assert.deepEqual(
       readdirSync(w.paths(resumed.jobId).logs)
