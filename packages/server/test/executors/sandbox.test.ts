@@ -1,6 +1,19 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -242,7 +255,7 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
     assert.deepEqual(binds, ['--bind /srv/job/work', '--bind /srv/job/logs', '--ro-bind-try /srv/job/work/input']);
   });
 
-  it("inputs the server holds open are bound from the fds the spawner hands on, on this host's tasks only", () => {
+  it('inputs the server holds open are bound from the fds the spawner hands on, on this host', () => {
     const task: TaskSpec = {
       argv: ['sh'],
       env: { PATH: '/usr/bin' },
@@ -264,12 +277,48 @@ describe('sandbox (bwrap)', { timeout: 120_000 }, () => {
       `--ro-bind-fd ${INHERITED_FD_BASE + 1} /srv/store/b/reads.fq`,
       `--ro-bind-fd ${INHERITED_FD_BASE} /srv/store/b/lanes`,
     ]);
-    // A task of another host (Slurm's argv): by path.
-    assert.deepEqual(binds(bwrapArgv('/usr/bin/bwrap', task, { network: 'host', launcher: null })), [
-      '--ro-bind-try /srv/job/control /srv/job/control',
-      '--ro-bind-try /srv/store/b/reads.fq /srv/store/b/reads.fq',
-      '--ro-bind-try /srv/store/b/lanes /srv/store/b/lanes',
-    ]);
+  });
+
+  it("a task of another host (Slurm's argv) opens its held inputs where it runs, checked to be the files the server checked, and binds those", () => {
+    const d = layout();
+    const lanes = path.join(d.root, 'inputs', 'lanes');
+    mkdirSync(lanes);
+    writeFileSync(path.join(lanes, 'l1.fq'), 'LANE1\n');
+    // The server's handles: here this process's own fds, through /proc as the attempt runner names them.
+    const handles = [d.input, lanes].map((p) => openSync(p, 'r'));
+    const task: TaskSpec = {
+      argv: ['bash', '-c', 'cat "$INPUT" "$LANES/l1.fq"'],
+      env: { PATH, INPUT: d.input, LANES: lanes },
+      cwd: d.work,
+      readable: [d.input, lanes],
+      bindSources: { [d.input]: `/proc/${process.pid}/fd/${handles[0]}`, [lanes]: `/proc/${process.pid}/fd/${handles[1]}` },
+      logFile: d.log,
+    };
+    mkdirSync(d.work, { recursive: true });
+    const run = () => {
+      const argv = createSandbox(SETTINGS).argv(task);
+      return spawnSync(argv[0]!, argv.slice(1), { cwd: d.work, env: task.env, encoding: 'utf8' });
+    };
+    try {
+      const argv = createSandbox(SETTINGS).argv(task);
+      assert.equal(argv[3], 'runyard-inputs');
+      const text = argv.join(' ');
+      assert.ok(text.includes(`--ro-bind-fd ${INHERITED_FD_BASE} ${d.input}`), text);
+      assert.ok(text.includes(`--ro-bind-fd ${INHERITED_FD_BASE + 1} ${lanes}`), text);
+      assert.ok(!text.includes(`--ro-bind-try ${d.input}`), text);
+      const ok = run();
+      assert.equal(ok.status, 0, ok.stderr);
+      assert.equal(ok.stdout, 'INPUT\nLANE1\n');
+      // A running task of the workspace swaps the input's path for a link to a file of the host: refused, nothing read.
+      renameSync(d.input, `${d.input}.moved`);
+      symlinkSync(d.secret, d.input);
+      const swapped = run();
+      assert.equal(swapped.status, 125);
+      assert.match(swapped.stderr, new RegExp(`Runyard: the input ${d.input} is not the file the server checked`));
+      assert.doesNotMatch(swapped.stdout, /SECRET/);
+    } finally {
+      handles.forEach((fd) => closeSync(fd));
+    }
   });
 
   it('bwrap missing: an error that names the setting, never a fallback to the host', () => {

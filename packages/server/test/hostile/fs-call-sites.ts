@@ -172,6 +172,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     kind: 'server',
     why: `the attempt's memory-kill and limits records in ${CONTROL}; the cgroup filesystem (a pooled network's group)`,
   },
+  'executors/sandbox/input-check.ts': {
+    names: ['statSync'],
+    kind: 'server',
+    why: 'the inputs the server holds open, through its own handles (/proc/<server>/fd/<n>: the very files it checked)',
+  },
   'executors/sandbox/network-pool.ts': {
     names: ['rmSync'],
     kind: 'server',

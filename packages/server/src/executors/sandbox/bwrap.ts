@@ -5,6 +5,7 @@ import type { EtcView } from './etc-snapshot.js';
 import type { TaskNetwork } from '../../config.js';
 import { OUTBOUND_BWRAP_OPTIONS } from './task-network.js';
 import { INHERITED_FD_BASE } from '../spawner/spawner-messages.js';
+import { inputCheckLauncher } from './input-check.js';
 
 /**
  * How a task reaches the network (task-network.ts): its kind, and for an outbound network the argv
@@ -199,11 +200,14 @@ export function heldInputs(task: TaskSpec): { dest: string; source: string; fd: 
  * same when the wrapper is killed.
  */
 export function bwrapArgv(bwrap: string, task: TaskSpec, net: NetworkPlan, user: HostUser = null): string[] {
+  // Inputs the server holds open are opened where the task runs and checked to be those files (input-check.ts), then bound from the fds.
+  const held = heldInputs(task);
   return [
+    ...inputCheckLauncher(held),
     ...launcherOf(net),
     ENV,
     `--ignore-signal=${STOP_SIGNALS}`,
-    ...bwrapCommand(bwrap, task, net.network, true, null, user, new Map()),
+    ...bwrapCommand(bwrap, task, net.network, true, null, user, new Map(held.map((h) => [h.dest, h.fd]))),
   ];
 }
 
