@@ -61,7 +61,7 @@ describe('runyard job run of a WDL workflow', { timeout: 600_000 }, () => {
       (job.parameters as Array<{ prefix: string; name: string; textValue: string }>).map((p) => `${p.prefix}${p.name}=${p.textValue}`),
       ['hello.name="Ada"', 'hello.times=2'],
     );
-    const results = path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', id, 'results');
+    const results = path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', id, 'results', 'results');
     assert.equal(readFileSync(path.join(results, 'greeting.txt'), 'utf8'), 'hello Ada\nhello Ada\n');
   });
 
@@ -77,7 +77,7 @@ describe('runyard job run of a WDL workflow', { timeout: 600_000 }, () => {
     assert.equal(r.code, 0, r.stderr);
     const id = r.stdout.trim();
     assert.equal((await client.getJobStatus(id, ws)).status, 'completed');
-    const results = path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', id, 'results');
+    const results = path.join(s.config.dataDir, 'storage', `runyard-${ws}`, ws, 'jobs', id, 'results', 'results');
     assert.equal(readFileSync(path.join(results, 'greeting.txt'), 'utf8'), 'hello Bo\n');
   });
 

@@ -107,6 +107,7 @@ def with_imports(wdl_file, imports_zip, src_dir):
 
 
 def copy_outputs(outputs_dir, results):
+    os.makedirs(results, exist_ok=True)
     copied = 0
     for name in sorted(os.listdir(outputs_dir)):
         source = os.path.join(outputs_dir, name)

@@ -168,11 +168,11 @@ describe('the Cromwell server Runyard runs (RUNYARD_CROMWELL_JAR)', { timeout: 3
     const jobId = (await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, body)).jobId;
     const job = await w.ended(jobId);
     assert.equal(job.status, 'completed', job.statusMessage);
-    assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '4');
+    assert.equal(w.read(jobId, 'results', 'results/n.txt').trim(), '4');
     // The key is there on the host, not in the Cromwell server's sandbox.
     assert.ok(existsSync(secret));
-    assert.equal(w.read(jobId, 'results', 'seen.txt').trim(), 'hidden');
-    assert.equal(w.read(jobId, 'results', 'globbed.txt'), 'lane A\nlane B\n');
+    assert.equal(w.read(jobId, 'results', 'results/seen.txt').trim(), 'hidden');
+    assert.equal(w.read(jobId, 'results', 'results/globbed.txt'), 'lane A\nlane B\n');
     assert.match(w.read(jobId, 'logs', 'stdout.txt'), /runs on the workspace's Cromwell server/);
     // Its calls ran in the server's own Local backend root.
     assert.ok(readdirSync(path.join(engineDir(), 'cromwell-executions', 'reads')).length >= 1);

@@ -223,6 +223,8 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
       job: jobRow({ id: jobId, workflow_type: 'wdl', attempt, resumable: o.resume ? 1 : 0 }),
       workflow: workflowRow({ workflow_type: 'wdl', main_file: 'main.wdl' }),
       paths,
+      // The driver writes where it is told (the engine tells it results/ of the job's results).
+      resultsDir: paths.results,
       config,
       inputs: undefined,
       server: { id: 'engine', driver: 'cromwell', url: o.url === undefined ? fixture.url : o.url, managed: false },

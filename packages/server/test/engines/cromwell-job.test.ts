@@ -125,9 +125,9 @@ describe('WDL jobs on Cromwell', { timeout: 300_000 }, () => {
     const job = await w.ended(resumedId);
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
     assert.equal(readFileSync(path.join(scratch, 'greet-runs'), 'utf8'), 'run\n', 'greet did not run again');
-    assert.equal(w.read(resumedId, 'results', 'greeting.txt'), 'hello Ada\n'.repeat(3));
-    assert.equal(w.read(resumedId, 'results', 'n.txt').trim(), '3');
-    assert.deepEqual(readdirSync(w.paths(resumedId).results).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
+    assert.equal(w.read(resumedId, 'results', 'results/greeting.txt'), 'hello Ada\n'.repeat(3));
+    assert.equal(w.read(resumedId, 'results', 'results/n.txt').trim(), '3');
+    assert.deepEqual(readdirSync(path.join(w.paths(resumedId).results, 'results')).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
     assert.match(w.read(resumedId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
     const log = w.read(resumedId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine cromwell; inputs: hello\.name, hello\.counter, hello\.flag, hello\.times/);

@@ -275,6 +275,8 @@ describe('miniwdl driver', { timeout: 120_000 }, () => {
       job: jobRow({ id: jobId, workflow_type: 'wdl', attempt, resumable: 1 }),
       workflow: workflowRow({ workflow_type: 'wdl', main_file: 'workflows/main.wdl' }),
       paths,
+      // The driver writes where it is told (the engine tells it results/ of the job's results).
+      resultsDir: paths.results,
       config: o.config ?? config,
       inputs: undefined,
       server: { id: 'engine', driver: 'miniwdl', url: null, managed: false },

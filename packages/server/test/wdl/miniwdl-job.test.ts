@@ -35,9 +35,9 @@ describe('WDL jobs on miniwdl', { timeout: 600_000 }, () => {
     );
     const job = await w.ended(jobId);
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
-    assert.equal(w.read(jobId, 'results', 'greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
-    assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '3');
-    assert.deepEqual(Object.keys(JSON.parse(w.read(jobId, 'results', 'outputs.json'))).sort(), ['hello.greeting', 'hello.lines']);
+    assert.equal(w.read(jobId, 'results', 'results/greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
+    assert.equal(w.read(jobId, 'results', 'results/n.txt').trim(), '3');
+    assert.deepEqual(Object.keys(JSON.parse(w.read(jobId, 'results', 'results/outputs.json'))).sort(), ['hello.greeting', 'hello.lines']);
     assert.match(w.read(jobId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
     const log = w.read(jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine miniwdl; inputs: hello\.name, hello\.times/);
@@ -69,8 +69,8 @@ describe('WDL jobs on miniwdl', { timeout: 600_000 }, () => {
     const log = w.read(resumed.jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: resuming: miniwdl takes the calls that finished earlier from its call cache/);
     assert.match(log, /Runyard: call greet was taken from miniwdl's call cache: it did not run again\./);
-    assert.deepEqual(readdirSync(w.paths(resumed.jobId).results).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
-    assert.equal(w.read(resumed.jobId, 'results', 'n.txt').trim(), '2', 'two lines: times defaults to 2');
+    assert.deepEqual(readdirSync(path.join(w.paths(resumed.jobId).results, 'results')).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
+    assert.equal(w.read(resumed.jobId, 'results', 'results/n.txt').trim(), '2', 'two lines: times defaults to 2');
     assert.deepEqual(
       readdirSync(w.paths(resumed.jobId).logs)
         .filter((f) => f.startsWith('call-'))

@@ -83,8 +83,8 @@ describe('the public client runs a WDL workflow (cloudos job run --wdl-mainfile)
     );
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
     assert.equal(job.jobType, 'cromwellAWS');
-    assert.equal(readFileSync(path.join(w.paths(reply.jobId).results, 'greeting.txt'), 'utf8'), 'hello Ada\nhello Ada\n');
-    assert.equal(readFileSync(path.join(w.paths(reply.jobId).results, 'n.txt'), 'utf8').trim(), '2');
+    assert.equal(readFileSync(path.join(w.paths(reply.jobId).results, 'results', 'greeting.txt'), 'utf8'), 'hello Ada\nhello Ada\n');
+    assert.equal(readFileSync(path.join(w.paths(reply.jobId).results, 'results', 'n.txt'), 'utf8').trim(), '2');
   });
 
   it('a Bearer token is not accepted on other routes, and a wrong one not on the Cromwell routes', async () => {

@@ -30,10 +30,13 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     );
     const job = await w.ended(jobId);
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
-    assert.equal(w.read(jobId, 'results', 'greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
-    assert.equal(w.read(jobId, 'results', 'n.txt').trim(), '3');
+    assert.equal(w.read(jobId, 'results', 'results/greeting.txt'), 'hello Ada Lovelace\n'.repeat(3));
+    assert.equal(w.read(jobId, 'results', 'results/n.txt').trim(), '3');
     // Every output of the workflow, each File as its copy in the results.
-    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'outputs.json')), { 'hello.greeting': 'greeting.txt', 'hello.lines': 'n.txt' });
+    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'results/outputs.json')), {
+      'hello.greeting': 'greeting.txt',
+      'hello.lines': 'n.txt',
+    });
     assert.match(w.read(jobId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
     const log = w.read(jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine toil; inputs: hello\.name, hello\.times/);
@@ -53,7 +56,7 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({}, { workflow: typed, name: 'typed' }));
     const job = await w.ended(jobId);
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
-    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'outputs.json')), {
+    assert.deepEqual(JSON.parse(w.read(jobId, 'results', 'results/outputs.json')), {
       'typed.longest_n': 4,
       'typed.labels': ['word-a', 'word-bb', 'word-ccc'],
       'typed.sizes': [1, 2, 3],
@@ -64,7 +67,17 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
       'typed.maybe': null,
       'typed.report': 'r-dddd.txt',
     });
-    assert.equal(w.read(jobId, 'results', 'r-dddd.txt'), 'measured dddd\n');
+    assert.equal(w.read(jobId, 'results', 'results/r-dddd.txt'), 'measured dddd\n');
+    // What the public client's job results looks for (wire-api get_job_results): a folder in the job's results, `results` first.
+    const doc = await w.ok('GET', `/api/v1/jobs/${jobId}?teamId=${w.ws}`);
+    const listed = await w.ok(
+      'GET',
+      `/api/v1/data-access/s3/bucket-contents?bucket=${doc.results.s3BucketName}&path=${encodeURIComponent(doc.results.s3Prefix)}&teamId=${w.ws}`,
+    );
+    assert.deepEqual(
+      listed.contents.filter((c: { isDir: boolean }) => c.isDir).map((c: { name: string }) => c.name),
+      ['results'],
+    );
   });
 
   it('a failing call fails the job with its error; the resumed job restarts from the job store and skips the call that finished', async () => {
@@ -89,8 +102,8 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     assert.equal(job.status, 'completed', job.statusMessage ?? '');
     assert.equal(w.read(jobId, 'work', 'greet-runs'), 'run\n', 'greet did not run again');
     assert.match(w.read(resumed.jobId, 'logs', 'stdout.txt'), /Runyard: restarting the workflow with toil/);
-    assert.deepEqual(readdirSync(w.paths(resumed.jobId).results).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
-    assert.equal(w.read(resumed.jobId, 'results', 'n.txt').trim(), '2', 'two lines: times defaults to 2');
+    assert.deepEqual(readdirSync(path.join(w.paths(resumed.jobId).results, 'results')).sort(), ['greeting.txt', 'n.txt', 'outputs.json']);
+    assert.equal(w.read(resumed.jobId, 'results', 'results/n.txt').trim(), '2', 'two lines: times defaults to 2');
     assert.deepEqual(
       readdirSync(w.paths(resumed.jobId).logs)
         .filter((f) => f.startsWith('call-'))

@@ -112,7 +112,7 @@ export const cromwellDriver: WdlDriver = {
       resume: run.resume,
       stateDir,
       logs: paths.logs,
-      results: paths.results,
+      results: run.resultsDir,
       failureFile: run.failureFile,
       pollMs: POLL_MS,
       // Within the executor's grace between SIGTERM and SIGKILL, time left to copy the calls' logs.

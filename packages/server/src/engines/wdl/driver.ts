@@ -12,6 +12,11 @@ export interface WdlRun {
   job: JobRow;
   workflow: WorkflowRow;
   paths: JobPaths;
+  /**
+   * Where the workflow's outputs go: `results/` of the job's results, as a Nextflow job's published
+   * files do, where the clients look for a job's results (the first folder of its results).
+   */
+  resultsDir: string;
   config: Config;
   inputs: JobInputs | undefined;
   server: EngineServerInfo;
@@ -38,7 +43,7 @@ export interface WdlRun {
 
 export interface WdlDriver {
   readonly name: WdlDriverName;
-  /** The task that runs the workflow to its end: outputs copied into paths.results, each call's stdout/stderr into paths.logs. */
+  /** The task that runs the workflow to its end: outputs copied into resultsDir, each call's stdout/stderr into paths.logs. */
   task(run: WdlRun): Promise<TaskSpec>;
 }
 
@@ -46,3 +51,6 @@ export interface WdlDriver {
 export const WDL_TASK_SHARED_DIR = fileURLToPath(new URL('./task-shared/', import.meta.url))
   .replace(/\/src\/engines\/wdl\/task-shared\/$/, '/dist/engines/wdl/task-shared/')
   .replace(/\/$/, '');
+
+/** The folder of a WDL job's results its outputs go to (WdlRun.resultsDir). */
+export const WDL_RESULTS_FOLDER = 'results';

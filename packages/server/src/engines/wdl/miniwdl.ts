@@ -45,7 +45,7 @@ export const miniwdlDriver: WdlDriver = {
       resume: run.resume,
       work: paths.work,
       logs: paths.logs,
-      results: paths.results,
+      results: run.resultsDir,
       failureFile: run.failureFile,
       // Within the executor's grace between SIGTERM and SIGKILL, time left to copy the calls' logs.
       stopWaitMs: Math.max(1000, run.config.abortGraceMs - 2000),

@@ -42,7 +42,7 @@ export const toilDriver: WdlDriver = {
   task(run: WdlRun): Promise<TaskSpec> {
     const python = toilPython(run.config.taskPath);
     const argv = [python, path.join(TOIL_LAUNCHER_DIR, 'runyard_toil_wdl.py'), run.mainFile, run.inputsFile];
-    argv.push('--dir', toilRunDir(run), '--results', run.paths.results);
+    argv.push('--dir', toilRunDir(run), '--results', run.resultsDir);
     if (run.importsFile) argv.push('--imports', run.importsFile);
     const env = {
       ...baseTaskEnv(run.job, run.paths, run.config),

@@ -6,7 +6,7 @@ import type { JobInputs } from '../../staging/inputs.js';
 import { EngineError, failureFileOf, isResumedWorkDir, type Engine, type JobPaths, type JobRow, type WorkflowRow } from '../engine.js';
 import { taskParameters } from '../parameters.js';
 import { materialize, sourceFile } from '../workflow-sources.js';
-import type { EngineServerInfo, WdlDriver } from './driver.js';
+import { WDL_RESULTS_FOLDER, type EngineServerInfo, type WdlDriver } from './driver.js';
 import { WDL_DRIVER_TABLE } from './drivers.js';
 import { workflowInputs } from './wdl-declarations.js';
 import { wdlInputsJson } from './wdl-input-values.js';
@@ -59,6 +59,7 @@ export const wdlEngine: Engine = {
       job,
       workflow,
       paths,
+      resultsDir: path.join(paths.results, WDL_RESULTS_FOLDER),
       config,
       inputs,
       server,

@@ -23,7 +23,7 @@ export const INPUT_CHECK_SCRIPT = [
   '  eval "exec $fd<\\"\\$p\\"" || exit 125',
   '  got=$(stat -L -c %i:%s "/proc/self/fd/$fd")',
   '  if [ "$got" != "$want" ]; then',
-  "    printf 'Runyard: the input %s is not the file the server checked (it was changed meanwhile): the task was not started.\\n' \"$p\" >&2",
+  '    printf \'Runyard: the input %s is not the file the server checked (it was changed meanwhile): the task was not started.\\n\' "$p" >&2',
   '    exit 125',
   '  fi',
   '  i=$((i + 1))',

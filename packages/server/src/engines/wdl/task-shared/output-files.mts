@@ -26,6 +26,8 @@ export async function placeOutputs(
   files: OutputFile[],
   results: string,
 ): Promise<{ copied: { name: string; dest: string }[]; problems: string[] }> {
+  // The job's results/results (WdlRun.resultsDir): made here, by the task, as the sandbox lets it.
+  await mkdir(results, { recursive: true });
   await writeFile(path.join(results, OUTPUTS_JSON), `${JSON.stringify(outputs, null, 2)}\n`);
   const count = new Map<string, number>([[OUTPUTS_JSON, 1]]);
   for (const f of files) count.set(path.basename(f.source), (count.get(path.basename(f.source)) ?? 0) + 1);
