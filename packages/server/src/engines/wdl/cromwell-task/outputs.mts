@@ -18,7 +18,7 @@ async function exists(p: string): Promise<boolean> {
 async function outputFiles(name: string, value: unknown, root: string | null, out: OutputFile[]): Promise<void> {
   if (typeof value === 'string') {
     const local = localPathOf(value);
-    if (local && ((root && isInside(root, local)) || (await exists(local)))) out.push({ name, source: local });
+    if (local && ((root && isInside(root, local)) || (await exists(local)))) out.push({ name, source: local, value });
   } else if (Array.isArray(value)) {
     for (const v of value) await outputFiles(name, v, root, out);
   } else if (value && typeof value === 'object') {
@@ -27,8 +27,8 @@ async function outputFiles(name: string, value: unknown, root: string | null, ou
 }
 
 /**
- * Writes every output as Cromwell gives it to results/outputs.json, and copies File outputs into
- * results keeping their names (placeOutputs). Answers the files that could not be copied.
+ * Copies File outputs into results keeping their names, and writes every output to
+ * results/outputs.json with each File as its copy (placeOutputs). Answers the files that could not be copied.
  */
 export async function copyOutputs(outputs: Record<string, unknown>, root: string | null, results: string, log: Log): Promise<string[]> {
   const files: OutputFile[] = [];

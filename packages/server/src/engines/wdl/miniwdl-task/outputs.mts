@@ -28,10 +28,10 @@ function outputFiles(name: string, value: unknown, runsDirs: string[], out: Outp
 }
 
 /**
- * Reads the run's outputs.json, writes every output as miniwdl gives it to results/outputs.json,
- * and copies the File outputs into results by their names (the files, not miniwdl's links); a
- * name that more than one file has goes to results/<output>/<n>/<name>. Answers the files that
- * could not be copied.
+ * Reads the run's outputs.json, copies the File outputs into results by their names (the files,
+ * not miniwdl's links; a name that more than one file has goes to results/<output>/<n>/<name>), and
+ * writes every output to results/outputs.json, each File as its copy. Answers the files that could
+ * not be copied.
  */
 export async function copyOutputs(runDir: string, results: string, log: Log): Promise<string[]> {
   let outputs: Record<string, unknown>;

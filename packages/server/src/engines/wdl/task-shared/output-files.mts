@@ -7,6 +7,8 @@ import path from 'node:path';
 export interface OutputFile {
   name: string;
   source: string;
+  /** The value as the engine's outputs give it, when not the path itself (a `file://` URL): what outputs.json rewrites. */
+  value?: string;
 }
 
 export const OUTPUTS_JSON = 'outputs.json';
@@ -16,22 +18,31 @@ export function isInside(parent: string, target: string): boolean {
   return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
 }
 
+/** The outputs with each File's path (the engine's) replaced by where its copy is, relative to the results folder. */
+function rewritten(value: unknown, copies: Map<string, string>): unknown {
+  if (typeof value === 'string') return copies.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => rewritten(v, copies));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, rewritten(v, copies)]));
+  return value;
+}
+
 /**
- * Writes every output as the engine gives it to results/outputs.json, and copies the File outputs
- * into results keeping their names; a name that more than one file has (shards' `out.txt`) goes to
- * results/<output>/<n>/<name>. Answers where each file went, and the files that could not be copied.
+ * Copies the File outputs into results keeping their names (a name that more than one file has,
+ * shards' `out.txt`, goes to results/<output>/<n>/<name>), and writes every output to
+ * results/outputs.json with each copied File's path rewritten to its copy's, relative to results
+ * (one that could not be copied keeps the engine's). Answers where each file went, and the files
+ * that could not be copied.
  */
 export async function placeOutputs(
   outputs: Record<string, unknown>,
   files: OutputFile[],
   results: string,
-): Promise<{ copied: { name: string; dest: string }[]; problems: string[] }> {
+): Promise<{ copied: { name: string; source: string; dest: string }[]; problems: string[] }> {
   // The job's results/results (WdlRun.resultsDir): made here, by the task, as the sandbox lets it.
   await mkdir(results, { recursive: true });
-  await writeFile(path.join(results, OUTPUTS_JSON), `${JSON.stringify(outputs, null, 2)}\n`);
   const count = new Map<string, number>([[OUTPUTS_JSON, 1]]);
   for (const f of files) count.set(path.basename(f.source), (count.get(path.basename(f.source)) ?? 0) + 1);
-  const copied: { name: string; dest: string }[] = [];
+  const copied: { name: string; source: string; dest: string }[] = [];
   const problems: string[] = [];
   const seen = new Map<string, number>();
   for (const f of files) {
@@ -47,10 +58,12 @@ export async function placeOutputs(
     try {
       await mkdir(path.dirname(dest), { recursive: true });
       await cp(f.source, dest, { recursive: true, dereference: true, force: true });
-      copied.push({ name: f.name, dest: path.relative(results, dest) });
+      copied.push({ name: f.name, source: f.value ?? f.source, dest: path.relative(results, dest) });
     } catch (e) {
       problems.push(`${f.name} (${f.source}): ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
     }
   }
+  const copies = new Map(copied.map((c) => [c.source, c.dest] as const));
+  await writeFile(path.join(results, OUTPUTS_JSON), `${JSON.stringify(rewritten(outputs, copies), null, 2)}\n`);
   return { copied, problems };
 }
