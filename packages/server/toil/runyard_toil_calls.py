@@ -58,12 +58,22 @@ def write_failure(text):
             f.write(text)
 
 
+def _say(line):
+    """A line in the job's log (the launcher's stdout): a worker's own output is toil's, kept in engine.log."""
+    target = os.environ.get('RUNYARD_WDL_JOB_LOG')
+    try:
+        with open(target, 'a') as f:
+            f.write(line + '\n')
+    except (OSError, TypeError):
+        print(line, flush=True)
+
+
 def run_call(task, cmd, temp_dir):
     """Runs one call's command; returns its (stdout, stderr) as bytes, as the compiled code expects."""
     execution = os.path.join(temp_dir, 'execution')
     os.makedirs(execution, exist_ok=True)
     stdout_path, stderr_path = _log_files(task)
-    print('Runyard: call %s started (its output: %s)' % (task, os.path.basename(stdout_path)), flush=True)
+    _say('Runyard: call %s started (its output: %s)' % (task, os.path.basename(stdout_path)))
     with open(stdout_path, 'wb') as out, open(stderr_path, 'wb') as err:
         rc = subprocess.call(['/bin/bash', '-c', cmd], cwd=execution, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
     if rc != 0:
@@ -72,8 +82,9 @@ def run_call(task, cmd, temp_dir):
         if tail:
             reason += ' Its stderr ends with: ' + tail
         write_failure(reason)
+        _say('Runyard: ' + reason)
         raise CallFailed(reason)
-    print('Runyard: call %s finished' % task, flush=True)
+    _say('Runyard: call %s finished' % task)
     with open(stdout_path, 'rb') as f:
         stdout = f.read()
     with open(stderr_path, 'rb') as f:

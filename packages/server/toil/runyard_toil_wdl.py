@@ -11,15 +11,27 @@ RUNYARD_WDL_RESTART=1 restarts from the job store of an earlier run in RUN_DIR.
 """
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import zipfile
 from collections import deque
 
-from runyard_toil_calls import write_failure
+# The job's log (stdout) is for the workflow: Runyard's lines and its calls. toil's own diagnostics
+# (its leader's and workers' logging, the parser's version warnings, Python's tracebacks) go to
+# engine.log beside it, from here on, before toil is imported.
+ENGINE_LOG = 'engine.log'
+if os.environ.get('RUNYARD_WDL_CALL_LOGS'):
+    _engine = os.open(os.path.join(os.environ['RUNYARD_WDL_CALL_LOGS'], ENGINE_LOG),
+                      os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    os.dup2(_engine, 2)
+    os.close(_engine)
+
+from runyard_toil_calls import write_failure  # noqa: E402
 
 try:
     from toil.wdl.toilwdl import get_analyzer
@@ -117,6 +129,30 @@ def copy_outputs(outputs_dir, results):
     return copied
 
 
+def relay_call_lines():
+    """The calls run in toil's workers, whose own output toil keeps: they write their lines into a pipe
+    of this process (RUNYARD_WDL_JOB_LOG, /proc/<pid>/fd/<n>: a pipe is the task's own, so it may open
+    it), and a thread copies them into the job's log. Answers the function that ends it, once no
+    worker is left."""
+    r, w = os.pipe()
+    os.environ['RUNYARD_WDL_JOB_LOG'] = '/proc/%d/fd/%d' % (os.getpid(), w)
+
+    def copy():
+        with os.fdopen(r, 'rb') as lines:
+            for line in lines:
+                sys.stdout.buffer.write(line)
+                sys.stdout.flush()
+
+    thread = threading.Thread(target=copy, daemon=True)
+    thread.start()
+
+    def end():
+        os.close(w)
+        thread.join(timeout=10)
+
+    return end
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('wdl_file')
@@ -144,13 +180,16 @@ def main():
     try:
         if args.imports:
             wdl_file = with_imports(wdl_file, args.imports, os.path.join(run_dir, 'src'))
-        compiled = compile_workflow(wdl_file, os.path.abspath(args.inputs_file), run_dir,
-                                    outputs_dir, job_store)
+        # The parser prints its version warnings on stdout: they are toil's, for engine.log.
+        with contextlib.redirect_stdout(sys.stderr):
+            compiled = compile_workflow(wdl_file, os.path.abspath(args.inputs_file), run_dir,
+                                        outputs_dir, job_store)
     except Exception as e:  # the compiler's errors are the workflow's: say them as such
         write_failure('The WDL workflow could not be compiled by toil: %s' % e)
         raise
-    print('Runyard: %s the workflow with toil (job store %s)' % (
-        'restarting' if os.environ.get('RUNYARD_WDL_RESTART') == '1' else 'running', job_store), flush=True)
+    print('Runyard: %s the workflow with toil (job store %s); toil\'s own log is %s in the job\'s logs' % (
+        'restarting' if os.environ.get('RUNYARD_WDL_RESTART') == '1' else 'running', job_store, ENGINE_LOG), flush=True)
+    relay = relay_call_lines()
     env = dict(os.environ)
     env['PYTHONPATH'] = os.pathsep.join(p for p in (os.path.dirname(os.path.abspath(__file__)), env.get('PYTHONPATH')) if p)
     leader = subprocess.Popen([sys.executable, compiled], cwd=run_dir, env=env, stderr=subprocess.PIPE)
@@ -162,11 +201,13 @@ def main():
         sys.stderr.flush()
         last_lines.append(line.decode('utf-8', 'replace').rstrip())
     rc = leader.wait()
+    relay()
     copied = copy_outputs(outputs_dir, args.results)
     manifest = os.path.exists(os.path.join(outputs_dir, 'outputs.json'))
     print('Runyard: %d output file(s)%s copied to the job\'s results' % (copied - manifest, ' and outputs.json' if manifest else ''),
           flush=True)
     if rc != 0:
+        print('Runyard: toil ended the workflow with code %d (its own log: %s)' % (rc, ENGINE_LOG), flush=True)
         errors = [l for l in last_lines if 'Error' in l or 'error' in l or 'Exception' in l]
         write_failure('toil ended the WDL workflow with code %d%s' % (rc, ': ' + errors[-1].strip() if errors else '.'))
         sys.exit(rc if rc > 0 else 1)

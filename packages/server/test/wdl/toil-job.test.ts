@@ -40,7 +40,11 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     assert.match(w.read(jobId, 'logs', 'call-greet.stderr'), /greet says hi on stderr/);
     const log = w.read(jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine toil; inputs: hello\.name, hello\.times/);
-    assert.match(log, /Finished toil run successfully/);
+    // The job's log is the workflow's: Runyard's lines and its calls; toil's own diagnostics are in engine.log.
+    assert.match(log, /Runyard: call greet started \(its output: call-greet\.stdout\)\nRunyard: call greet finished\n/);
+    assert.match(log, /Runyard: call count finished\n/);
+    assert.doesNotMatch(log, /ANTLR|cwltool|toil\.leader|toil\.worker/);
+    assert.match(w.read(jobId, 'logs', 'engine.log'), /Finished toil run successfully/);
   });
 
   it('keeps every output of the workflow, of every type, in outputs.json, each File as its copy in the results', async () => {
