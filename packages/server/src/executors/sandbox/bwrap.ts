@@ -51,7 +51,7 @@ export const ETC_ENTRIES = [
 ];
 
 /** Top-level directories of the system: on merged-/usr systems symbolic links into /usr, elsewhere directories of their own. */
-const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
+export const SYSTEM_TOP = ['bin', 'sbin', 'lib', 'lib32', 'lib64', 'libx32'];
 
 /** The uid and gid of the task inside its user namespace: nobody, which owns nothing. */
 export const TASK_ID = 65534;

@@ -2,6 +2,7 @@ import { closeSync, lstatSync, openSync, readdirSync, readSync, realpathSync } f
 import path from 'node:path';
 import type { Config } from '../../config.js';
 import { isPathInside } from '../../storage/local.js';
+import { SYSTEM_TOP } from './bwrap.js';
 
 /*
  * The task PATH as a sandboxed task sees it. Each directory of RUNYARD_TASK_PATH outside /usr is
@@ -19,7 +20,7 @@ export interface LeftOut {
 }
 
 /** What a sandboxed task sees of the host's system (bwrap.ts systemArgs): programs that live there still work. */
-const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
+const SYSTEM = ['/usr', ...SYSTEM_TOP.map((name) => `/${name}`), '/etc'];
 
 /** The first bytes of a file: enough for its #! line. */
 function head(file: string): string {
