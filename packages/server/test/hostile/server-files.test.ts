@@ -36,6 +36,16 @@ const ATTACKS: Attack[] = [
     },
   },
   {
+    // The status message of a failed bash job ends with the last lines of its log (scheduler/settle.ts): read beneath, never through a link.
+    name: "a log replaced with a link to the admin's key file, then a failure: the status message does not show it",
+    command: `${FIND}; rm -f "$L/stdout.txt"; ln -s "$D/initial-admin.json" "$L/stdout.txt"; exit 3`,
+    check(w, job) {
+      assert.equal(job.status, 'failed');
+      assert.match(job.statusMessage, /^The task exited with code 3\./);
+      assert.doesNotMatch(job.statusMessage, new RegExp(w.admin.key), 'the status message showed the admin key');
+    },
+  },
+  {
     name: 'a log replaced with a link to the server key, then a memory kill: the limit line is not written through the link',
     command: `${FIND}; rm -f "$L/stdout.txt"; ln -s "$D/secret.key" "$L/stdout.txt"; head -c 3000m /dev/zero | tail`,
     resources: { cpu: 1, ram: 1 },
