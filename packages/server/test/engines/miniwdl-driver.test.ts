@@ -361,11 +361,18 @@ describe('miniwdl driver', { timeout: 120_000 }, () => {
     assert.equal(read(path.join(logs, 'call-count.stdout')), '3\n');
     assert.equal(read(path.join(logs, 'call-count.stderr')), '');
     assert.equal(read(run.failureFile), '');
-    // miniwdl's own output is the job's log: its --verbose log (with the calls' stderr) and its outputs JSON.
+    // The job's log: miniwdl's lines at its default level (NOTICE and up) and the calls' stderr it relays.
     assert.match(end.log, /wdl\.w:hello NOTICE workflow start/);
+    assert.match(end.log, /wdl\.w:hello\.t:call-make NOTICE done/);
     assert.match(end.log, /wdl\.w:hello\.t:call-make\.stderr VERBOSE a warning/);
-    assert.match(end.log, /"dir": ".*runyard-miniwdl\/runs\/65f0c0ffee\d+-1"/);
     assert.match(end.log, /Runyard: output hello\.greeting: greeting\.txt/);
+    // The rest of miniwdl's --verbose log and its outputs JSON are its own: engine.log, beside the job's log.
+    const engineLog = read(path.join(logs, 'engine.log'));
+    assert.doesNotMatch(end.log, / INFO command :: |"dir": /);
+    assert.match(engineLog, /wdl\.w:hello\.t:call-make INFO command :: command: /);
+    assert.match(engineLog, /wdl\.w:hello\.t:call-make\.stderr VERBOSE a warning/);
+    assert.match(engineLog, /"dir": ".*runyard-miniwdl\/runs\/65f0c0ffee\d+-1"/);
+    assert.doesNotMatch(engineLog, /Runyard: /);
     // Call caching is on (put), in the work directory, but nothing is taken from it on a first run.
     assert.match(read(path.join(runDir, 'rerun')), /--dir/);
     assert.ok(readdirSync(path.join(run.paths.work, 'runyard-miniwdl', 'call-cache')).includes('make'));

@@ -42,7 +42,11 @@ describe('WDL jobs on miniwdl', { timeout: 600_000 }, () => {
     const log = w.read(jobId, 'logs', 'stdout.txt');
     assert.match(log, /Runyard: WDL engine miniwdl; inputs: hello\.name, hello\.times/);
     assert.match(log, /wdl\.w:hello NOTICE done/);
+    assert.match(log, /wdl\.w:hello\.t:call-greet\.stderr VERBOSE greet says hi on stderr/);
     assert.match(log, /Runyard: the workflow succeeded\./);
+    // miniwdl's detail (its INFO lines, the outputs JSON it prints) is in engine.log, not in the job's log.
+    assert.doesNotMatch(log, / INFO |"outputs": /);
+    assert.match(w.read(jobId, 'logs', 'engine.log'), /wdl\.w:hello\.t:call-greet INFO command :: /);
   });
 
   it('a failing call fails the job with its error; the resumed job takes the finished call from the call cache', async () => {

@@ -2,7 +2,8 @@
  * The task of a WDL job on miniwdl (see ../miniwdl.ts): runs `miniwdl run` (found on the task
  * PATH) on the workflow in a directory of the job's work directory, with miniwdl's call cache in
  * that work directory, so that a resumed job takes the calls that finished from it; streams
- * miniwdl's output into the job's log; passes SIGTERM and SIGINT on to miniwdl, which stops its
+ * miniwdl's log into the job's logs (all of it into engine.log, the calls' starts, ends and stderr
+ * into the job's log too); passes SIGTERM and SIGINT on to miniwdl, which stops its
  * calls; then copies each call's stdout and stderr into the job's logs and, when the run
  * succeeded, its outputs into the job's results, or, when it failed, writes why into the failure
  * file. Exit code: 0 when it succeeded; 1 when it failed (with a paragraph in the failure file);
@@ -13,6 +14,7 @@ import { open } from 'node:fs/promises';
 import { copyCallLogs } from './call-logs.mjs';
 import { readControl, type MiniwdlControl } from './control.mjs';
 import { failureParagraph } from './failure.mjs';
+import { ENGINE_LOG, MiniwdlLogSplit } from './log-split.mjs';
 import { copyOutputs } from './outputs.mjs';
 import { findOnPath, mainFileToRun, runLayout } from './sources.mjs';
 
@@ -48,13 +50,13 @@ interface MiniwdlEnd {
 }
 
 /** Runs miniwdl to its end, its stdout and stderr copied to this task's stdout (the job's log) as they come. */
-function runMiniwdl(argv: string[], env: NodeJS.ProcessEnv, cwd: string, stopWaitMs: number): Promise<MiniwdlEnd> {
+function runMiniwdl(argv: string[], env: NodeJS.ProcessEnv, cwd: string, stopWaitMs: number, split: MiniwdlLogSplit): Promise<MiniwdlEnd> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+    child.stdout.on('data', (chunk: Buffer) => split.stdout(chunk));
     child.stderr.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
+      split.stderr(chunk);
       stderr = (stderr + chunk.toString('utf8')).slice(-8000);
     });
     let killTimer: NodeJS.Timeout | null = null;
@@ -111,7 +113,10 @@ async function main(): Promise<number> {
   };
   log(`running ${miniwdl} in ${layout.runDir}.`);
   if (control.resume) log(`resuming: miniwdl takes the calls that finished earlier from its call cache (${layout.cacheDir}).`);
-  const end = await runMiniwdl(argv, env, control.work, control.stopWaitMs);
+  log(`miniwdl's own log is in ${ENGINE_LOG} beside this one; here are its calls' starts, ends and stderr.`);
+  const split = new MiniwdlLogSplit(control.logs);
+  const end = await runMiniwdl(argv, env, control.work, control.stopWaitMs, split);
+  await split.end();
 
   const calls = await copyCallLogs(layout.runDir, control.logs, log).catch((e: Error) => {
     log(`the calls' logs could not be copied: ${e.message}`);
