@@ -53,8 +53,8 @@ workflow hello {
 
 /**
  * Outputs of every kind a workflow returns: Int, Float, String, Boolean, Array[String] (a scatter's
- * gathered output), Array[Int], Pair, an optional that is null (its call did not run), a File. (No Map
- * literal: toil 5's WDL compiler refuses one.)
+ * gathered output), Array[Int], Pair, an optional that is null (its call did not run), a File, a Map
+ * a task read (read_map). (No Map literal and no struct: toil 5's WDL compiler refuses both.)
  */
 export const TYPED_OUTPUTS_WDL = `version 1.0
 
@@ -73,6 +73,15 @@ task measure {
   }
 }
 
+task tabulate {
+  command <<<
+    printf 'a\t1\nbb\t2\n'
+  >>>
+  output {
+    Map[String, String] table = read_map(stdout())
+  }
+}
+
 workflow typed {
   input {
     Array[String] words = ["a", "bb", "ccc"]
@@ -82,6 +91,7 @@ workflow typed {
     call measure { input: word = word }
   }
   call measure as longest { input: word = "dddd" }
+  call tabulate
   if (extra) {
     call measure as skipped { input: word = "never" }
   }
@@ -95,6 +105,7 @@ workflow typed {
     Pair[String, Int] pair = ("p", 7)
     Int? maybe = skipped.n
     File report = longest.report
+    Map[String, String] table = tabulate.table
   }
 }
 `;

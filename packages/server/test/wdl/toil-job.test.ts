@@ -70,6 +70,7 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
       'typed.pair': { left: 'p', right: 7 },
       'typed.maybe': null,
       'typed.report': 'r-dddd.txt',
+      'typed.table': { a: '1', bb: '2' },
     });
     assert.equal(w.read(jobId, 'results', 'results/r-dddd.txt'), 'measured dddd\n');
     // What the public client's job results looks for (wire-api get_job_results): a folder in the job's results, `results` first.
