@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,8 +56,19 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
     const workflow = (
       await api('POST', '/api/runyard/admin/workflows/docker', { workspaceId: ws, name: 'sh', containerName: 'library/ubuntu' })
     ).json._id;
-    // Each run appends its job id: the marker counts how many times a job's command ran.
-    const command = `sleep 0.3; echo "$RUNYARD_JOB_ID" >> '${marker}'`;
+    // Each run appends `start <id>` as it starts and `end <id>` as it ends: the marker counts how many times a
+    // job's command started. Between the two it waits for the gate, so a kill finds jobs in the middle of their run.
+    const gate = path.join(dir, 'gate');
+    const command = `echo "start $RUNYARD_JOB_ID" >> '${marker}'; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo "end $RUNYARD_JOB_ID" >> '${marker}'`;
+    const lines = () => (existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : []);
+    const midRun = () => {
+      const ended = new Set(
+        lines()
+          .filter((l) => l.startsWith('end '))
+          .map((l) => l.slice(4)),
+      );
+      return lines().filter((l) => l.startsWith('start ') && !ended.has(l.slice(6))).length;
+    };
 
     const acknowledged: string[] = [];
     const submitOne = async (i: number) => {
@@ -75,15 +86,19 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
         submissions.push(submitOne(round * 100 + i));
         await new Promise((r) => setTimeout(r, 15));
       }
-      // A slow machine answers later, not fewer: kill only once some of this round are acknowledged.
-      for (let i = 0; i < 600 && acknowledged.length < (round + 1) * 5; i++) await new Promise((r) => setTimeout(r, 50));
+      // A slow machine answers later, not fewer: kill only once some of this round are acknowledged and, in the
+      // second round, once a job is in the middle of its run (started, held at the gate).
+      const ready = () => acknowledged.length >= (round + 1) * 5 && (round === 0 || midRun() > 0);
+      for (let i = 0; i < 1200 && !ready(); i++) await new Promise((r) => setTimeout(r, 50));
       await new Promise((r) => setTimeout(r, 250));
+      if (round === 1) assert.ok(midRun() > 0, 'the second kill finds a job between its start and its end');
       await killHard(server);
       await Promise.allSettled(submissions);
       server = startMain(env);
       await server.waitFor(/listening/);
     }
     assert.ok(acknowledged.length >= 10, `only ${acknowledged.length} submissions were acknowledged`);
+    writeFileSync(gate, '');
 
     const deadline = Date.now() + 60_000;
     let statuses: string[] = [];
@@ -99,10 +114,12 @@ describe('T1: kill -9 of the server while jobs are submitted and running', () =>
       [],
       'every acknowledged job exists and completed after the restarts',
     );
-    const runs = existsSync(marker) ? readFileSync(marker, 'utf8').split('\n').filter(Boolean) : [];
-    for (const id of acknowledged)
-      assert.equal(runs.filter((r) => r === id).length, 1, `job ${id} ran ${runs.filter((r) => r === id).length} times`);
-    assert.equal(new Set(runs).size, runs.length, 'no job ran twice, acknowledged or not');
+    const starts = lines().filter((l) => l.startsWith('start '));
+    for (const id of acknowledged) {
+      assert.equal(starts.filter((l) => l === `start ${id}`).length, 1, `job ${id} started once`);
+      assert.equal(lines().filter((l) => l === `end ${id}`).length, 1, `job ${id} ended once`);
+    }
+    assert.equal(new Set(starts).size, starts.length, 'no job started twice, acknowledged or not');
     server.child.kill('SIGTERM');
     await server.exited;
   });
