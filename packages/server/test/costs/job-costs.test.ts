@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertError, call } from '../wire.js';
 import { bashBody, jobWorld, submit, type JobWorld } from '../jobs/fixtures.js';
+import { startBashJobServer, type BashJobServer } from '../scheduler/bash-job-server.js';
 
 const PRICE_KEYS = ['amount', 'currencyCode'];
 const INSTANCE_KEYS = [
@@ -53,24 +54,6 @@ describe('job costs (GET /api/v1/jobs/{id}/costs/compute)', () => {
     });
   });
 
-  it('a finished job: its times, and its cost in dollars (the job document has it in cents)', async () => {
-    const start = '2025-01-01T10:00:00.000Z';
-    const end = '2025-01-01T10:30:00.000Z';
-    // Half an hour of c5.2xlarge: 17 cents, as the scheduler records it when the job settles.
-    await w.s.store.db
-      .updateTable('jobs')
-      .set({ status: 'completed', start_time: start, end_time: end, compute_cost_cents: 17 })
-      .where('id', '=', id)
-      .execute();
-    const body = (await costs()).json();
-    assert.equal(body.master.startTime, start);
-    assert.equal(body.master.endTime, end);
-    assert.deepEqual(body.master.totalPrice, { amount: 0.17, currencyCode: 'USD' });
-    const doc = (await call(w.s, 'GET', `/api/v1/jobs/${id}?teamId=${w.ws}`)).json();
-    assert.equal(doc.computeCostSpent, 17);
-    assert.equal(doc.realInstancesExecutionCost, 17);
-  });
-
   it('an unknown job, or one of another workspace, is 404; a bad page is 400 naming it', async () => {
     assertError(await call(w.s, 'GET', `/api/v1/jobs/${'0'.repeat(24)}/costs/compute?teamId=${w.ws}`), 404, 'JOB_NOT_FOUND');
     const other = await w.s.newTenant('otto');
@@ -82,5 +65,33 @@ describe('job costs (GET /api/v1/jobs/{id}/costs/compute)', () => {
     assert.match(assertError(await costs('&page=0'), 400, 'VALIDATION_FAILED'), /page/);
     assert.match(assertError(await costs('&limit=lots'), 400, 'VALIDATION_FAILED'), /limit/);
     assert.match(assertError(await call(w.s, 'GET', `/api/v1/jobs/${id}/costs/compute`), 400, 'VALIDATION_FAILED'), /teamId/);
+  });
+});
+
+describe('job costs of a job that ran', { timeout: 300_000 }, () => {
+  let r: BashJobServer;
+  before(async () => {
+    r = await startBashJobServer();
+  });
+  after(() => r.close());
+
+  it('a finished job: its times, and its cost in dollars, bounded by the clock of the test (the job document has it in cents)', async () => {
+    // c5.2xlarge is $0.34 an hour (AWS on-demand). The job sleeps two seconds: it cannot cost less than those, nor
+    // more than all the time the test saw go by.
+    const before = Date.now();
+    const id = await r.submit('sleep 2', { instanceType: 'c5.2xlarge', masterInstance: { requestedInstance: { type: 'c5.2xlarge' } } });
+    const doc = await r.ended(id);
+    const after = Date.now();
+    assert.equal(doc.status, 'completed', doc.statusMessage);
+    const body = await r.ok('GET', `/api/v1/jobs/${id}/costs/compute?teamId=${r.ws}`);
+    const [start, end] = [Date.parse(body.master.startTime), Date.parse(body.master.endTime)];
+    assert.ok(before <= start && start + 2000 <= end && end <= after, `${body.master.startTime} .. ${body.master.endTime}`);
+    const dollars = body.master.totalPrice.amount as number;
+    assert.ok(dollars >= (0.34 * 2) / 3600, `${dollars} for at least 2 s`);
+    assert.ok(dollars <= (0.34 * (after - before)) / 3_600_000, `${dollars} for at most ${after - before} ms`);
+    assert.ok(Math.abs(dollars - (0.34 * (end - start)) / 3_600_000) < 1e-6, `${dollars} for ${end - start} ms`);
+    // The job document has it in cents.
+    assert.ok(Math.abs(doc.computeCostSpent - dollars * 100) < 1e-4, `${doc.computeCostSpent} cents, ${dollars} dollars`);
+    assert.equal(doc.realInstancesExecutionCost, doc.computeCostSpent);
   });
 });
