@@ -18,3 +18,17 @@ export function allCmdlines(): Map<number, string> {
 export function cmdlinesHolding(text: string): string[] {
   return [...allCmdlines().values()].filter((c) => c.includes(text)).map((c) => c.replace(/\0/g, ' '));
 }
+
+/** The processes (pid and command line) whose environment says they are the job's: its task and all they started. */
+export function processesOfJob(jobId: string): { pid: number; cmdline: string }[] {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const [pid, cmdline] of allCmdlines()) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RUNYARD_JOB_ID=${jobId}`))
+        found.push({ pid, cmdline: cmdline.replace(/\0/g, ' ').trim() });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return found;
+}

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { processesOfJob } from '../engines/cmdlines.js';
+import { waitFor } from '../scheduler/helpers.js';
 import { TYPED_OUTPUTS_WDL } from '../../../../test/support/wdl-workflows.js';
 import { startWdlWorld, type WdlWorld } from './wdl-world.js';
 
@@ -124,12 +126,20 @@ describe('WDL jobs on toil', { timeout: 600_000 }, () => {
     assert.equal(job.statusMessage, 'The parameter hello.times must be a whole number (the workflow declares it Int); it is "many".');
   });
 
-  it('an abort ends the run', async () => {
+  it("an abort ends the run: the engine's processes and its running call are gone when the job says aborted", async () => {
     const { jobId } = await w.ok('POST', `/api/v2/jobs?teamId=${w.ws}`, await w.body({ 'hello.name': 'slow', 'hello.times': '1' }));
     await w.running(jobId);
+    // The call is running (its `sleep 600`), under the engine.
+    await waitFor(
+      'the slow call to run',
+      async () => (processesOfJob(jobId).some((p) => p.cmdline === 'sleep 600') ? true : undefined),
+      120_000,
+    );
+    assert.ok(processesOfJob(jobId).length > 2, JSON.stringify(processesOfJob(jobId)));
     await w.ok('PUT', `/api/v2/jobs/${jobId}/abort?teamId=${w.ws}`);
     const job = await w.ended(jobId);
     assert.equal(job.status, 'aborted');
+    assert.deepEqual(processesOfJob(jobId), [], 'a process of the job outlived its abort');
   });
 
   it('stopping the engine refuses new WDL jobs with a clear message, and restarting accepts them', async () => {
