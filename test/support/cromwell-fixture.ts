@@ -21,12 +21,19 @@
  *
  * An unknown workflow id is 404 ("Unrecognized workflow ID: ..."), a malformed one 400. Workflows
  * run with the small WDL 1.0 interpreter of cromwell-fixture/ (wdl.ts: the subset; run.ts: calls
- * under `bash -c` in <root>/<workflow>/<id>/call-<call>/execution, call caching, abort, failures).
- * The fixture's own choice: a requestedWorkflowId already used is refused with 400.
+ * under `bash -c` in <root>/<workflow>/<id>/call-<call>/execution, call caching, abort, failures,
+ * the per-workflow log and its copy to final_workflow_log_dir, metadata `workflowLog`).
+ * The server's configuration is in the options, with Cromwell's defaults (reference.conf): call
+ * caching off (call-caching.enabled = false) unless callCaching; workflow logs only where
+ * workflowLogDir is given (workflow-options.workflow-log-dir; cromwell-fixture/java.ts, which
+ * reads Cromwell's configuration, defaults it as Cromwell does), temporary unless
+ * workflowLogTemporary is false. The fixture's own choice: a requestedWorkflowId already used is
+ * refused with 400.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FixtureWorkflow, type CallCache, type Submission } from './cromwell-fixture/run.js';
+import path from 'node:path';
+import { FixtureWorkflow, type CallCache, type EngineSettings, type Submission } from './cromwell-fixture/run.js';
 
 export type { FixtureWorkflow, Submission } from './cromwell-fixture/run.js';
 
@@ -49,6 +56,14 @@ export interface CromwellFixtureOptions {
   /** Where it listens: default 127.0.0.1, on a free port. */
   host?: string;
   port?: number;
+  /** call-caching.enabled: default false, as Cromwell's reference.conf. */
+  callCaching?: boolean;
+  /** workflow-options.workflow-log-dir: each workflow's log is <dir>/workflow.<id>.log; none: no workflow logs. */
+  workflowLogDir?: string;
+  /** workflow-options.workflow-log-temporary: default true (the log is deleted when the workflow ends, after its copy). */
+  workflowLogTemporary?: boolean;
+  /** Milliseconds between a log's copy to final_workflow_log_dir and `workflowLog` in the metadata: default 100. */
+  workflowLogDelayMs?: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -142,6 +157,12 @@ export async function startCromwellFixture(options: CromwellFixtureOptions): Pro
   const submissions: Submission[] = [];
   const requests: string[] = [];
   const cache: CallCache = new Map();
+  const settings: EngineSettings = {
+    callCaching: options.callCaching ?? false,
+    workflowLogDir: options.workflowLogDir ? path.resolve(options.workflowLogDir) : null,
+    workflowLogTemporary: options.workflowLogTemporary ?? true,
+    workflowLogDelayMs: options.workflowLogDelayMs ?? 100,
+  };
 
   const workflowOf = (id: string): FixtureWorkflow => {
     if (!UUID.test(id)) throw new HttpError(400, `Invalid workflow ID: '${id}'.`);
@@ -163,7 +184,7 @@ export async function startCromwellFixture(options: CromwellFixtureOptions): Pro
     if (parts.length === 3) {
       allow('POST');
       const submission = await parseSubmission(req, workflows);
-      const wf = new FixtureWorkflow(submission, options.root, cache);
+      const wf = new FixtureWorkflow(submission, options.root, cache, settings);
       workflows.set(wf.id, wf);
       submissions.push(submission);
       setTimeout(() => void wf.run(), options.startDelayMs ?? 20).unref();

@@ -10,14 +10,19 @@
  *   is "Error: Unable to access jarfile <jar>", one that is not a zip "Error: Invalid or corrupt
  *   jarfile <jar>", both exit 1; it exits 143 on SIGTERM (the JVM's shutdown hooks run first);
  * - Typesafe config (ConfigFactory.load): `-Dconfig.file` must exist
- *   (ConfigException$IO ... FileNotFoundException), and system properties override it;
+ *   (ConfigException$IO ... FileNotFoundException), and system properties override it; of the
+ *   file, the HOCON that Cromwell configurations use for these keys is read (`a { b = c }`,
+ *   `a.b: c`, quoted values, `#` and `//` comments; `include` lines are skipped);
  * - Cromwell (server/src/main/scala/cromwell/CommandLineParser.scala, CromwellServer.scala,
  *   core/src/main/resources/reference.conf): `server` is the only command taken here (`run` and
  *   `submit` are not this fixture's); `webservice.port` (8000) and `webservice.interface`
  *   (0.0.0.0) are where it listens, "Binding failed interface <i> port <p>" and exit 1 when it
  *   cannot; once bound it logs "Cromwell <version> service started on <host>:<port>...";
  *   `backend.providers.Local.config.root` (cromwell-executions, relative to the working
- *   directory) is where its Local backend runs calls.
+ *   directory) is where its Local backend runs calls; `call-caching.enabled` (false) turns call
+ *   caching on; `workflow-options.workflow-log-dir` (cromwell-workflow-logs, relative to the
+ *   working directory) is where each workflow's log is written, and
+ *   `workflow-options.workflow-log-temporary` (true) deletes it when the workflow ends.
  *
  * Workflows run as in test/support/cromwell-fixture.ts. The "jar" given is also read for a line
  * `fixture.startDelayMs=<n>`, the only knob: how long workflows stay Submitted.
@@ -78,26 +83,61 @@ if (command !== 'server') {
   ]);
 }
 
+/** The keys of a HOCON file, flattened (`a { b = c }` and `a.b = c` are both `a.b`), for the subset Cromwell configurations use here. */
+function hoconKeys(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const scope: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/(^|\s)(#|\/\/).*$/, '').trim();
+    if (!line || line.startsWith('include ')) continue;
+    if (line === '}') {
+      scope.pop();
+      continue;
+    }
+    const open = /^([A-Za-z0-9_.-]+)\s*[:=]?\s*\{$/.exec(line);
+    if (open) {
+      scope.push(open[1]!);
+      continue;
+    }
+    const pair = /^([A-Za-z0-9_."-]+)\s*[:=]\s*(.*?)\s*,?$/.exec(line);
+    if (pair) out.set([...scope, pair[1]!.replace(/"/g, '')].join('.'), pair[2]!.replace(/^"(.*)"$/, '$1'));
+  }
+  return out;
+}
+
 const configFile = props.get('config.file');
+let fileKeys = new Map<string, string>();
 if (configFile !== undefined) {
   try {
-    readFileSync(configFile);
+    fileKeys = hoconKeys(readFileSync(configFile, 'utf8'));
   } catch {
     fail([
       `Exception in thread "main" com.typesafe.config.ConfigException$IO: ${configFile}: java.io.FileNotFoundException: ${configFile} (No such file or directory)`,
     ]);
   }
 }
+/** A key of the configuration: the system property, else the file, else reference.conf's default. */
+const setting = (key: string, fallback: string) => props.get(key) ?? fileKeys.get(key) ?? fallback;
 
-const host = props.get('webservice.interface') ?? '0.0.0.0';
-const port = Number(props.get('webservice.port') ?? '8000');
-const root = path.resolve(props.get('backend.providers.Local.config.root') ?? 'cromwell-executions');
+const host = setting('webservice.interface', '0.0.0.0');
+const port = Number(setting('webservice.port', '8000'));
+const root = path.resolve(setting('backend.providers.Local.config.root', 'cromwell-executions'));
+const workflowLogDir = setting('workflow-options.workflow-log-dir', 'cromwell-workflow-logs');
 const delay = /^fixture\.startDelayMs=(\d+)$/m.exec(jarText);
 mkdirSync(root, { recursive: true });
 
 const log = (line: string) => process.stdout.write(`[${new Date().toISOString()}] [info] ${line}\n`);
 log(`Cromwell fixture starting: Local backend root ${root}`);
-startCromwellFixture({ root, host, port, ...(delay && { startDelayMs: Number(delay[1]) }) }).then(
+startCromwellFixture({
+  root,
+  host,
+  port,
+  ...(delay && { startDelayMs: Number(delay[1]) }),
+  callCaching: setting('call-caching.enabled', 'false') === 'true',
+  // An empty workflow-log-dir turns the workflow logs off (WorkflowLogger.workflowLogConfiguration).
+  ...(workflowLogDir && { workflowLogDir: path.resolve(workflowLogDir) }),
+  workflowLogTemporary: setting('workflow-options.workflow-log-temporary', 'true') !== 'false',
+}).then(
   (fixture) => {
     log(`Cromwell fixture service started on ${host}:${port}...`);
     const shutdown = () => {

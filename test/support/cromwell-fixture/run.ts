@@ -3,10 +3,39 @@
  * metadata as Cromwell's metadata endpoint shows it, and the run itself, one call after another,
  * each call's command under `bash -c` in `<root>/<workflow>/<id>/call-<call>/execution` with its
  * stdout, stderr and rc files, as Cromwell's Local backend lays them out.
+ *
+ * Its per-workflow log follows Cromwell's (core/.../logging/WorkflowLogger.scala): with
+ * `workflow-options.workflow-log-dir` set, the workflow's lines go to `<dir>/workflow.<id>.log`
+ * in the file appender's pattern `%date %-5level - %msg%n`, each message prefixed with its
+ * logger's tag (`WorkflowExecutionActor-<id> [UUID(<first 8>)]: Starting hello.make`). At the
+ * workflow's end (any terminal status), as WorkflowActor's transition and CopyWorkflowLogsActor
+ * do: with the workflow option `final_workflow_log_dir`, the log says it is copied, is copied to
+ * `<final_workflow_log_dir>/workflow.<id>.log` (its folders made, an existing file or link
+ * there replaced, not followed: java.nio's Files.copy with REPLACE_EXISTING), then, once the copy
+ * is acknowledged (workflowLogDelayMs later: Cromwell's IoActor and metadata service are
+ * asynchronous), the metadata key `workflowLog` names the copy and the temporary log is deleted
+ * (workflow-log-temporary, default true); without it, the log is deleted when temporary.
+ *
+ * Call caching follows core/src/main/resources/reference.conf and EngineJobExecutionActor: off
+ * unless `call-caching.enabled` (callCaching); off, a call's metadata says
+ * `callCaching: {effectiveCallCachingMode: "CallCachingOff", allowResultReuse: false}` and the
+ * workflow options read_from_cache/write_to_cache change nothing.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  constants,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { parseWdl, WdlSyntaxError, type Decl, type Document, type Expr, type Task } from './wdl.js';
 
@@ -34,7 +63,8 @@ export interface CallRecord {
   commandLine?: string;
   start: string;
   end?: string;
-  callCaching: { allowResultReuse: boolean; hit: boolean; result: string; effectiveCallCachingMode: string };
+  /** hit and result only where the call read the cache (CallCachingActivity with read). */
+  callCaching: { allowResultReuse: boolean; effectiveCallCachingMode: string; hit?: boolean; result?: string };
   failures?: Failure[];
 }
 
@@ -50,10 +80,28 @@ export interface Submission {
   fields: string[];
 }
 
+/** What the server's configuration decides for every workflow (cromwell-fixture.ts CromwellFixtureOptions). */
+export interface EngineSettings {
+  /** call-caching.enabled (reference.conf: false). */
+  callCaching: boolean;
+  /** workflow-options.workflow-log-dir, absolute; null: no per-workflow logs. */
+  workflowLogDir: string | null;
+  /** workflow-options.workflow-log-temporary (reference.conf: true). */
+  workflowLogTemporary: boolean;
+  /** Milliseconds between the copy of the log to final_workflow_log_dir and `workflowLog` in the metadata. */
+  workflowLogDelayMs: number;
+}
+
 /** Successful calls by hash (task text, inputs, input files' contents): the server's call cache. */
 export type CallCache = Map<string, { workflowId: string; fqn: string; callRoot: string; outputs: Record<string, Value> }>;
 
 const now = () => new Date().toISOString();
+
+/** logback's %date: `2026-12-07 10:00:00,123`, local time. */
+function logbackDate(d = new Date()): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())},${p(d.getMilliseconds(), 3)}`;
+}
 
 class CallFailed extends Error {}
 class Aborted extends Error {}
@@ -90,15 +138,18 @@ export class FixtureWorkflow {
   failures: Failure[] = [];
   readonly calls: Record<string, CallRecord[]> = {};
   workflowRoot = '';
+  /** Metadata `workflowLog`: where the log was copied (final_workflow_log_dir), once Cromwell says so. */
+  workflowLog?: string;
   private child: ChildProcess | null = null;
   private aborting = false;
-  private readonly options: { read_from_cache?: boolean; write_to_cache?: boolean };
+  private readonly options: { read_from_cache?: boolean; write_to_cache?: boolean; final_workflow_log_dir?: string };
   private readonly labels: Record<string, string>;
 
   constructor(
     readonly submitted: Submission,
     private readonly root: string,
     private readonly cache: CallCache,
+    private readonly settings: EngineSettings,
   ) {
     this.options = submitted.workflowOptions ? JSON.parse(submitted.workflowOptions) : {};
     this.labels = submitted.labels ? JSON.parse(submitted.labels) : {};
@@ -108,10 +159,38 @@ export class FixtureWorkflow {
     return this.submitted.id;
   }
 
-  private get cachingMode(): string {
-    const read = this.options.read_from_cache !== false;
-    const write = this.options.write_to_cache !== false;
-    return read && write ? 'ReadAndWriteCache' : read ? 'ReadCache' : write ? 'WriteCache' : 'CallCachingOff';
+  /** MaterializeWorkflowDescriptorActor's mode: off unless call-caching.enabled; the options default to true. */
+  private get caching(): { read: boolean; write: boolean; mode: string } {
+    const read = this.settings.callCaching && this.options.read_from_cache !== false;
+    const write = this.settings.callCaching && this.options.write_to_cache !== false;
+    return { read, write, mode: read && write ? 'ReadAndWriteCache' : read ? 'ReadCache' : write ? 'WriteCache' : 'CallCachingOff' };
+  }
+
+  /** workflow.<id>.log in the workflow log directory; null without one. */
+  private get logFile(): string | null {
+    return this.settings.workflowLogDir && path.join(this.settings.workflowLogDir, `workflow.${this.id}.log`);
+  }
+
+  /** A line of the workflow's log, as WorkflowLogger's file appender writes it. */
+  private log(logger: string, message: string, level: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' = 'INFO'): void {
+    const file = this.logFile;
+    if (!file) return;
+    mkdirSync(path.dirname(file), { recursive: true });
+    appendFileSync(file, `${logbackDate()} ${level.padEnd(5)} - ${logger}: ${message}\n`);
+  }
+
+  /** A workflow logger's tag: `<logger> [UUID(<first 8>)]`. */
+  private tag(logger: string): string {
+    return `${logger} [UUID(${this.id.slice(0, 8)})]`;
+  }
+
+  private get executionActor(): string {
+    return this.tag(`WorkflowExecutionActor-${this.id}`);
+  }
+
+  /** A job logger's tag (JobLogger): `<actor> [UUID(<first 8>)<fqn>:NA:1]`. */
+  private jobTag(fqn: string): string {
+    return `BackgroundConfigAsyncJobExecutionActor [UUID(${this.id.slice(0, 8)})${fqn}:NA:1]`;
   }
 
   /** GET .../metadata, with includeKey applied to the workflow's keys and each call's. */
@@ -139,6 +218,7 @@ export class FixtureWorkflow {
       labels: { ...this.labels, 'cromwell-workflow-id': `cromwell-${this.id}` },
       calls: this.calls,
       ...(this.failures.length ? { failures: this.failures } : {}),
+      ...(this.workflowLog ? { workflowLog: this.workflowLog } : {}),
     };
     const json = JSON.parse(JSON.stringify(md)) as Record<string, unknown>;
     if (!includeKeys.length) return json;
@@ -173,6 +253,7 @@ export class FixtureWorkflow {
       return 'Aborted';
     }
     if (this.status !== 'Running') return this.status === 'Aborting' ? 'Aborting' : null;
+    this.log(this.executionActor, 'Aborting workflow');
     this.status = 'Aborting';
     this.aborting = true;
     const child = this.child;
@@ -194,10 +275,14 @@ export class FixtureWorkflow {
     if (this.status !== 'Submitted') return;
     this.status = 'Running';
     this.start = now();
+    this.log('WorkflowManagerActor', `Starting workflow UUID(${this.id})`);
     let doc: Document;
     try {
       doc = parseWdl(this.submitted.workflowSource);
+      this.log(this.tag('MaterializeWorkflowDescriptorActor'), 'Parsing workflow as WDL 1.0');
       this.name = doc.workflow.name;
+      const calls = doc.workflow.body.flatMap((step) => (step.kind === 'call' ? [`${this.name}.${step.call.alias} -> Local`] : []));
+      this.log(this.tag('MaterializeWorkflowDescriptorActor'), `Call-to-Backend assignments: ${calls.join(', ')}`);
       this.workflowRoot = path.join(this.root, this.name, this.id);
       mkdirSync(this.workflowRoot, { recursive: true });
       this.inputs = this.workflowInputs(doc);
@@ -224,6 +309,7 @@ export class FixtureWorkflow {
         }
       }
       for (const o of doc.workflow.outputs) this.outputs[`${this.name}.${o.name}`] = this.evaluate(o.expr!, lookup, null);
+      this.log(this.executionActor, `Workflow ${this.name} complete. Final Outputs:\n${JSON.stringify(this.outputs, null, 2)}`);
       this.finish('Succeeded');
     } catch (e) {
       if (e instanceof Aborted || this.aborting) return this.finish('Aborted');
@@ -233,9 +319,42 @@ export class FixtureWorkflow {
   }
 
   private finish(status: WorkflowStatus, failures: Failure[] = []): void {
+    // WorkflowActor's last transition (the failures themselves are in the metadata and the server's log).
+    const from = status === 'Aborted' ? 'WorkflowAbortingState' : 'FinalizingWorkflowState';
+    this.log(this.tag(`WorkflowActor-${this.id}`), `transition from ${from} to Workflow${status}State. Stopping self.`, 'DEBUG');
     this.status = status;
     this.failures = failures;
     this.end = now();
+    this.finishLog();
+  }
+
+  /** WorkflowActor's end: the log copied to final_workflow_log_dir (CopyWorkflowLogsActor), or deleted when temporary. */
+  private finishLog(): void {
+    const src = this.logFile;
+    if (!src || !existsSync(src)) return;
+    const finalDir = this.options.final_workflow_log_dir;
+    if (!finalDir) {
+      if (this.settings.workflowLogTemporary) rmSync(src, { force: true });
+      return;
+    }
+    const dest = path.join(finalDir, path.basename(src));
+    this.log(this.tag('CopyWorkflowLogsActor'), `Copying workflow logs from ${src} to ${dest}`);
+    try {
+      // NioFlow.copy: the folders made, then Files.copy(REPLACE_EXISTING), which replaces a link there rather than follow it.
+      mkdirSync(finalDir, { recursive: true });
+      rmSync(dest, { force: true });
+      copyFileSync(src, dest, constants.COPYFILE_EXCL);
+    } catch (e) {
+      // IoFailAck: "Could not copy workflow logs" among the workflow's failures, and no workflowLog.
+      this.failures.push({ message: 'Could not copy workflow logs', causedBy: [{ message: (e as Error).message, causedBy: [] }] });
+      if (this.settings.workflowLogTemporary) rmSync(src, { force: true });
+      return;
+    }
+    // IoSuccess, later: the metadata names the copy, then the temporary log is deleted.
+    setTimeout(() => {
+      this.workflowLog = dest;
+      if (this.settings.workflowLogTemporary) rmSync(src, { force: true });
+    }, this.settings.workflowLogDelayMs).unref();
   }
 
   /** The workflow's inputs from the inputs JSON, with defaults; a required one missing fails it. */
@@ -312,8 +431,9 @@ export class FixtureWorkflow {
       backend: 'Local',
       inputs: {},
       start: now(),
-      callCaching: { allowResultReuse: true, hit: false, result: 'Cache Miss', effectiveCallCachingMode: this.cachingMode },
+      callCaching: { allowResultReuse: this.caching.write, effectiveCallCachingMode: this.caching.mode },
     };
+    this.log(this.executionActor, `Starting ${fqn}`);
     this.calls[fqn] = [record];
     const fail = (message: string): never => {
       record.executionStatus = 'Failed';
@@ -338,7 +458,8 @@ export class FixtureWorkflow {
     for (const d of task.privates) env.set(d.name, this.evaluate(d.expr!, local, null));
 
     const hash = this.hashOf(task, task.inputs, env);
-    const cached = this.options.read_from_cache !== false ? this.cache.get(hash) : undefined;
+    const cached = this.caching.read ? this.cache.get(hash) : undefined;
+    if (this.caching.read && !cached) record.callCaching = { ...record.callCaching, hit: false, result: 'Cache Miss' };
     const execDir = path.join(callRoot, cached ? 'cacheCopy' : '', 'execution');
     mkdirSync(execDir, { recursive: true });
     record.stdout = path.join(execDir, 'stdout');
@@ -358,6 +479,8 @@ export class FixtureWorkflow {
       record.returnCode = 0;
       record.executionStatus = 'Done';
       record.end = now();
+      this.log(this.executionActor, 'Call cache hit process had 0 total hit failures before completing successfully');
+      this.log(this.executionActor, `Job results retrieved (CallCached): '${fqn}' (scatter index: None, attempt 1)`);
       return record.outputs;
     }
 
@@ -365,7 +488,9 @@ export class FixtureWorkflow {
     record.commandLine = command;
     writeFileSync(path.join(execDir, 'script'), command);
     record.executionStatus = 'Running';
-    const rc = await this.execute(command, execDir, record);
+    this.log(this.jobTag(fqn), `\`${command.trim().split('\n')[0]}\``);
+    const rc = await this.execute(command, execDir, record, fqn);
+    this.log(this.jobTag(fqn), `Status change from WaitingForReturnCode to Done`);
     writeFileSync(path.join(execDir, 'rc'), `${rc}\n`);
     if (this.aborting) {
       record.executionStatus = 'Aborted';
@@ -395,7 +520,7 @@ export class FixtureWorkflow {
     record.outputs = outputs;
     record.executionStatus = 'Done';
     record.end = now();
-    if (this.options.write_to_cache !== false) this.cache.set(hash, { workflowId: this.id, fqn, callRoot, outputs });
+    if (this.caching.write) this.cache.set(hash, { workflowId: this.id, fqn, callRoot, outputs });
     return outputs;
   }
 
@@ -418,13 +543,15 @@ export class FixtureWorkflow {
     return h.digest('hex');
   }
 
-  private execute(command: string, execDir: string, record: CallRecord): Promise<number> {
+  private execute(command: string, execDir: string, record: CallRecord, fqn: string): Promise<number> {
     const out = openSync(path.join(execDir, 'stdout'), 'w');
     const err = openSync(path.join(execDir, 'stderr'), 'w');
     return new Promise((resolve) => {
       const child = spawn('bash', ['-c', command], { cwd: execDir, stdio: ['ignore', out, err], detached: true });
       this.child = child;
       record.jobId = String(child.pid);
+      this.log(this.jobTag(fqn), `job id: ${child.pid}`);
+      this.log(this.jobTag(fqn), 'Status change from - to WaitingForReturnCode');
       let ended = false;
       const done = (rc: number) => {
         if (ended) return;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { loadConfig, type Config } from '../../src/config.js';
 import { EngineError } from '../../src/engines/engine.js';
 import { CROMWELL_TASK, cromwellDriver } from '../../src/engines/wdl/cromwell.js';
+import { executionsDirOf, managedCromwellDir, workflowLogsDirOf } from '../../src/engines/wdl/cromwell-server.js';
 import type { WdlRun } from '../../src/engines/wdl/driver.js';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { createSandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -20,6 +21,10 @@ import { confineAsTheAttemptRunner, jobRow, workflowRow } from './rows.js';
  * The Cromwell driver's task, run directly (spawned with the argv and env the driver returns,
  * outside the executor) against a Cromwell REST fixture: Cromwell is not installable here, so
  * test/support/cromwell-fixture.ts stands in for it, following Cromwell's documented REST API.
+ * Three of them: an operator's Cromwell with call caching turned on (as a resume needs), one with
+ * Cromwell's default configuration (call caching off), and one configured as Runyard's own
+ * server is (cromwell-server.ts: its directories in <dataDir>/engine-servers/<workspace>, call
+ * caching on, workflow logs in cromwell-workflow-logs), which the runs of a `managed` server use.
  */
 
 const WORKSPACE = '65f0c0ffee0000000000beef';
@@ -167,6 +172,46 @@ workflow resumable {
 }
 `;
 
+/**
+ * A call that does what a call of Runyard's Cromwell can (it writes the workflow logs' folder): in
+ * the background, once Cromwell has copied the workflow's log there, the copy becomes a link to
+ * `secret` (how = link) or a FIFO (how = fifo).
+ */
+const SWAPS_THE_LOG = `version 1.0
+
+task swap {
+  input {
+    String final_dir
+    String secret
+    String how
+  }
+  command <<<
+    id=$(basename "$(dirname "$(dirname "$PWD")")")
+    log="~{final_dir}/workflow.$id.log"
+    (
+      for i in $(seq 2000); do
+        if [ -f "$log" ] && [ ! -L "$log" ]; then
+          if [ "~{how}" = fifo ]; then mkfifo "$log.tmp"; else ln -sfn "~{secret}" "$log.tmp"; fi
+          mv -T "$log.tmp" "$log"
+          exit 0
+        fi
+        sleep 0.005
+      done
+    ) > /dev/null 2>&1 &
+    echo swapping
+  >>>
+}
+
+workflow hostile {
+  input {
+    String final_dir
+    String secret
+    String how
+  }
+  call swap { input: final_dir = final_dir, secret = secret, how = how }
+}
+`;
+
 interface Ended {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -174,7 +219,13 @@ interface Ended {
 }
 
 describe('cromwell driver', { timeout: 120_000 }, () => {
+  /** An operator's Cromwell, with call-caching.enabled = true in its configuration. */
   let fixture: CromwellFixture;
+  /** A Cromwell with Cromwell's default configuration: call caching off, no workflow logs asked for. */
+  let defaults: CromwellFixture;
+  /** Configured as Runyard's own server (cromwell-server.ts), in its directories. */
+  let managed: CromwellFixture;
+  let managedDir: string;
   let config: Config;
   let scratch: string;
   let jobs = 0;
@@ -182,10 +233,19 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
   before(async () => {
     scratch = mkdtempSync(path.join(os.tmpdir(), 'runyard-cromwell-'));
     config = loadConfig({ RUNYARD_DATA_DIR: path.join(scratch, 'data'), RUNYARD_ABORT_GRACE_MS: '8000' });
-    fixture = await startCromwellFixture({ root: path.join(scratch, 'cromwell-executions') });
+    fixture = await startCromwellFixture({ root: path.join(scratch, 'cromwell-executions'), callCaching: true });
+    defaults = await startCromwellFixture({ root: path.join(scratch, 'default-executions') });
+    managedDir = managedCromwellDir(config, WORKSPACE);
+    // As the server makes them before Cromwell starts (the sandbox binds what exists).
+    for (const dir of [executionsDirOf(managedDir), workflowLogsDirOf(managedDir)]) mkdirSync(dir, { recursive: true });
+    managed = await startCromwellFixture({
+      root: executionsDirOf(managedDir),
+      callCaching: true,
+      workflowLogDir: workflowLogsDirOf(managedDir),
+    });
   });
   after(async () => {
-    await fixture.close();
+    await Promise.all([fixture.close(), defaults.close(), managed.close()]);
     rmSync(scratch, { recursive: true, force: true });
   });
 
@@ -195,6 +255,8 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
     attempt?: number;
     resume?: boolean;
     url?: string | null;
+    /** A server of Runyard's (the `managed` fixture, unless url says otherwise). */
+    managed?: boolean;
     imports?: Buffer;
   }
 
@@ -227,7 +289,12 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
       resultsDir: paths.results,
       config,
       inputs: undefined,
-      server: { id: 'engine', driver: 'cromwell', url: o.url === undefined ? fixture.url : o.url, managed: false },
+      server: {
+        id: 'engine',
+        driver: 'cromwell',
+        url: o.url === undefined ? (o.managed ? managed : fixture).url : o.url,
+        managed: o.managed ?? false,
+      },
       src,
       mainFile,
       importsFile,
@@ -309,6 +376,12 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
     assert.match(end.log, /Call make: Done/);
     assert.match(end.log, /: Succeeded/);
     assert.equal(read(run.failureFile), '');
+    // A Cromwell that Runyard does not run keeps the workflow's log where the task cannot read it: the log says where.
+    assert.match(
+      end.log,
+      /Cromwell keeps the workflow's log on its own server, as workflow\.[0-9a-f-]{36}\.log in its workflow log directory \(workflow-options\.workflow-log-dir;/,
+    );
+    assert.equal(existsSync(path.join(logs, 'engine.log')), false);
 
     const submitted = fixture.submissions.at(-1)!;
     assert.equal(submitted.workflowSource, TWO_TASKS);
@@ -379,8 +452,122 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
     assert.equal(calls['resumable.first']?.[0]?.callCaching.hit, true);
     assert.equal(calls['resumable.second']?.[0]?.callCaching.hit, false);
     assert.match(end.log, /Call first was taken from Cromwell's call cache/);
+    // An operator's server: the resume needs its call caching, which Runyard cannot see.
+    assert.match(end.log, /Resuming relies on the server's call caching \(call-caching\.enabled\)/);
     // The cached call's logs are in the resumed job's logs too.
     assert.ok(existsSync(path.join(resumed.paths.logs, 'call-first.stdout')));
+  });
+
+  it("on a Cromwell with Cromwell's default configuration (call caching off), a resumed job runs the finished call again", async () => {
+    const counter = path.join(scratch, 'counter-defaults');
+    const flag = path.join(scratch, 'flag-defaults');
+    const inputs = { 'resumable.counter': counter, 'resumable.flag': flag };
+    const failed = await runToEnd(wdlRun(RESUMABLE, { inputs, url: defaults.url }));
+    assert.equal(failed.code, 1, failed.log);
+    writeFileSync(flag, '');
+    const resumed = wdlRun(RESUMABLE, { inputs, resume: true, url: defaults.url });
+    const end = await runToEnd(resumed);
+    assert.equal(end.code, 0, end.log);
+    assert.equal(read(counter), 'ran\nran\n', 'the first call ran again');
+    const submitted = defaults.submissions.at(-1)!;
+    assert.deepEqual(JSON.parse(submitted.workflowOptions!), { read_from_cache: true, write_to_cache: true });
+    // As Cromwell says of a call when call-caching.enabled is false (EngineJobExecutionActor).
+    assert.deepEqual(defaults.workflow(submitted.id)!.calls['resumable.first']?.[0]?.callCaching, {
+      allowResultReuse: false,
+      effectiveCallCachingMode: 'CallCachingOff',
+    });
+    assert.doesNotMatch(end.log, /taken from Cromwell's call cache/);
+    assert.match(end.log, /Resuming relies on the server's call caching \(call-caching\.enabled\)/);
+  });
+
+  it("on a server of Runyard's, Cromwell's log of the workflow is the job's engine.log, and none of it is in the job's log", async () => {
+    const logsDir = workflowLogsDirOf(managedDir);
+    const run = wdlRun(TWO_TASKS, { inputs: { 'hello.name': 'engine', 'hello.times': 1 }, managed: true });
+    const task = await cromwellDriver.task(run);
+    assert.ok(task.readable?.includes(logsDir), 'the task is shown the workflow log directory');
+    const end = await start(task).ended;
+    assert.equal(end.code, 0, end.log);
+    const { id, workflowOptions } = managed.submissions.at(-1)!;
+    assert.deepEqual(JSON.parse(workflowOptions!), {
+      read_from_cache: false,
+      write_to_cache: true,
+      final_workflow_log_dir: path.join(logsDir, 'final'),
+    });
+    // Cromwell's lines, as its WorkflowLogger writes them: the workflow's start, its calls, its end, the copy.
+    const engineLog = read(path.join(run.paths.logs, 'engine.log'));
+    const line = (text: string) => new RegExp(`^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d,\\d{3} INFO  - ${text}$`, 'm');
+    assert.match(engineLog, line(`WorkflowManagerActor: Starting workflow UUID\\(${id}\\)`));
+    assert.match(engineLog, line(`WorkflowExecutionActor-${id} \\[UUID\\(${id.slice(0, 8)}\\)\\]: Starting hello\\.make`));
+    assert.match(
+      engineLog,
+      line(
+        `BackgroundConfigAsyncJobExecutionActor \\[UUID\\(${id.slice(0, 8)}\\)hello\\.count:NA:1\\]: Status change from WaitingForReturnCode to Done`,
+      ),
+    );
+    assert.match(engineLog, /Workflow hello complete\. Final Outputs:/);
+    assert.match(engineLog, /CopyWorkflowLogsActor \[UUID\(\w{8}\)\]: Copying workflow logs from /);
+    assert.doesNotMatch(end.log, /INFO  - |WorkflowExecutionActor|Status change from/);
+    assert.match(end.log, /Cromwell's log of the workflow is in the job's logs: engine\.log\./);
+    assert.match(end.log, /Call make: Done/);
+    // As Cromwell does: the copy in final/, named in the metadata; the temporary log deleted.
+    assert.equal(managed.workflow(id)?.workflowLog, path.join(logsDir, 'final', `workflow.${id}.log`));
+    assert.equal(existsSync(path.join(logsDir, `workflow.${id}.log`)), false);
+  });
+
+  it("on a server of Runyard's, a failed and an aborted workflow leave their engine.log too", async () => {
+    const failing = wdlRun(FAILING, { managed: true });
+    const failed = await runToEnd(failing);
+    assert.equal(failed.code, 1, failed.log);
+    const failedLog = read(path.join(failing.paths.logs, 'engine.log'));
+    assert.match(
+      failedLog,
+      /INFO  - BackgroundConfigAsyncJobExecutionActor \[UUID\(\w{8}\)broken\.check:NA:1\]: Status change from WaitingForReturnCode to Done$/m,
+    );
+    assert.match(
+      failedLog,
+      /DEBUG - WorkflowActor-\S+ \[UUID\(\w{8}\)\]: transition from FinalizingWorkflowState to WorkflowFailedState\. Stopping self\.$/m,
+    );
+
+    const slow = wdlRun(SLOW, { inputs: { 'slow.seconds': 60 }, managed: true });
+    const before = managed.submissions.length;
+    const { child, ended } = start(await cromwellDriver.task(slow));
+    await until('the call to run', () => {
+      const s = managed.submissions[before];
+      return !!s && managed.workflow(s.id)?.calls['slow.wait']?.[0]?.executionStatus === 'Running';
+    });
+    child.kill('SIGTERM');
+    const aborted = await ended;
+    assert.equal(aborted.code, 143, aborted.log);
+    assert.match(
+      read(path.join(slow.paths.logs, 'engine.log')),
+      /INFO  - WorkflowExecutionActor-\S+ \[UUID\(\w{8}\)\]: Aborting workflow$/m,
+    );
+  });
+
+  it("hostile: a call that swaps the copy of the workflow's log for a link to a file outside, or a FIFO: engine.log does not read them", async () => {
+    const secret = path.join(scratch, 'secret.txt');
+    writeFileSync(secret, 'TOP-SECRET-not-for-engine-log\n', { mode: 0o600 });
+    const finalDir = path.join(workflowLogsDirOf(managedDir), 'final');
+    for (const how of ['link', 'fifo']) {
+      const run = wdlRun(SWAPS_THE_LOG, {
+        inputs: { 'hostile.final_dir': finalDir, 'hostile.secret': secret, 'hostile.how': how },
+        managed: true,
+      });
+      const end = await runToEnd(run);
+      assert.equal(end.code, 0, `${how}: ${end.log}`);
+      const { id } = managed.submissions.at(-1)!;
+      // The swap happened where Cromwell copied the log (else this proves nothing).
+      const swapped = lstatSync(path.join(finalDir, `workflow.${id}.log`));
+      assert.ok(how === 'link' ? swapped.isSymbolicLink() : swapped.isFIFO(), how);
+      const engineLog = path.join(run.paths.logs, 'engine.log');
+      assert.ok(!existsSync(engineLog) || !read(engineLog).includes('TOP-SECRET'), `${how}: engine.log shows the file outside`);
+      assert.match(
+        end.log,
+        new RegExp(
+          `The workflow's log \\S+ is not copied to engine\\.log: it is ${how === 'link' ? 'a symbolic link' : 'not a regular file'}\\.`,
+        ),
+      );
+    }
   });
 
   it('re-attaches to the workflow it submitted when the same attempt starts again', async () => {
@@ -424,6 +611,12 @@ describe('cromwell driver', { timeout: 120_000 }, () => {
     assert.equal(end.code, 0, end.log);
     assert.equal(read(path.join(run.paths.results, 'greeting.txt')), 'hello sandbox\n');
     assert.equal(read(path.join(run.paths.logs, 'call-make.stdout')), 'made 1 lines\n');
+
+    // A server of Runyard's: the workflow log directory is shown to the task, which copies the log from it.
+    const onManaged = wdlRun(TWO_TASKS, { inputs: { 'hello.name': 'sandboxed', 'hello.times': 1 }, managed: true });
+    const managedEnd = await confined(onManaged);
+    assert.equal(managedEnd.code, 0, managedEnd.log);
+    assert.match(read(path.join(onManaged.paths.logs, 'engine.log')), /Starting hello\.make$/m);
 
     // The failure paragraph reaches the failure file of the control directory.
     const failing = { ...wdlRun(FAILING), config: withExecutions };

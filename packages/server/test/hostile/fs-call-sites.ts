@@ -100,6 +100,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
   },
   'engines/wdl/cromwell-task/call-logs.mts': { names: ['copyFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell-task/control.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
+  'engines/wdl/cromwell-task/engine-log.mts': {
+    names: ['constants', 'createWriteStream', 'existsSync', 'open'],
+    kind: 'task-side',
+    why: `${WDL_TASK}; the managed Cromwell's calls can write where it reads the workflow's log (cromwell-workflow-logs/final): opened one name at a time with O_NOFOLLOW from the folder's handle, copied only when a regular file`,
+  },
   'engines/wdl/cromwell-task/failure.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell-task/main.mts': { names: ['writeFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell-task/outputs.mts': { names: ['stat'], kind: 'task-side', why: WDL_TASK },

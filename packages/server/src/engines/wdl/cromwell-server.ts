@@ -78,9 +78,16 @@ export function executionsDirOf(dir: string): string {
   return path.join(dir, 'cromwell-executions');
 }
 
+/** workflow-options.workflow-log-dir: each workflow's temporary log (workflow.<id>.log), and FINAL_WORKFLOW_LOGS below it. */
 export function workflowLogsDirOf(dir: string): string {
   return path.join(dir, 'cromwell-workflow-logs');
 }
+
+/**
+ * The folder of workflowLogsDirOf where the jobs ask Cromwell to copy each workflow's log at its end
+ * (the workflow option final_workflow_log_dir), which their tasks read (cromwell.ts). Cromwell makes it.
+ */
+export const FINAL_WORKFLOW_LOGS = 'final';
 
 /** The directories of dir that the sandbox writes (made by makeCromwellDirs). */
 const CROMWELL_DIRS = ['home', 'cromwell-executions', 'cromwell-workflow-logs'];
@@ -224,6 +231,9 @@ export async function cromwellServerTask(
       `-Dwebservice.interface=${listensInOwnNamespace(config) ? '0.0.0.0' : '127.0.0.1'}`,
       `-Dbackend.providers.Local.config.root=${executions}`,
       `-Dworkflow-options.workflow-log-dir=${workflowLogs}`,
+      // Cromwell ships with call caching off (reference.conf); a resumed job takes the calls that finished
+      // from it. A system property: it wins over the operator's configuration file.
+      '-Dcall-caching.enabled=true',
       '-jar',
       config.cromwellJar,
       'server',

@@ -6,9 +6,11 @@ import { EngineError } from '../engine.js';
 import { baseTaskEnv, stdoutFileOf } from '../task-env.js';
 import {
   executionsDirOf as managedExecutionsDirOf,
+  FINAL_WORKFLOW_LOGS,
   managedCromwellDir,
   managedCromwellRunDir,
   managedInputsDirOf,
+  workflowLogsDirOf,
 } from './cromwell-server.js';
 import { CONTROL_ENV, type CromwellControl } from './cromwell-task/control.mjs';
 import { WDL_TASK_SHARED_DIR, type WdlDriver, type WdlRun } from './driver.js';
@@ -54,6 +56,18 @@ function executionsDirOf(run: WdlRun): string[] {
   return dir ? [path.resolve(dir)] : [];
 }
 
+/**
+ * Where the task asks Cromwell to copy the workflow's log (final_workflow_log_dir), when Runyard knows
+ * a directory Cromwell writes and the task can read: a server of Runyard's, whose workflow log directory
+ * (cromwell-workflow-logs) is shown to the task read-only. That directory is the root the task reads
+ * from: <dir>, which holds it, is not in Cromwell's sandbox, so its calls can change what is below it
+ * (final/ and the logs there) but not it; the task follows no link below it (cromwell-task/engine-log.mts).
+ */
+function workflowLogOf(run: WdlRun): CromwellControl['workflowLog'] {
+  if (!run.server.managed) return null;
+  return { root: workflowLogsDirOf(managedCromwellDir(run.config, run.job.workspace_id)), dir: FINAL_WORKFLOW_LOGS };
+}
+
 /** value with every path under `from` (a string equal to it or below it) moved under `to`. */
 function movedPaths(value: unknown, from: string, to: string): unknown {
   if (typeof value === 'string') return value === from || value.startsWith(`${from}/`) ? to + value.slice(from.length) : value;
@@ -92,7 +106,9 @@ async function moveInputsToManagedServer(run: WdlRun): Promise<void> {
  * its calls' logs and its outputs into the job's folders. What it needs (the server's URL, the
  * files to send) is in a control file (mode 0600), never on its command line; the id of the
  * workflow it submitted is kept in <control>/cromwell, which it writes, so that a restarted task
- * or a later attempt re-attaches to that workflow instead of submitting it again.
+ * or a later attempt re-attaches to that workflow instead of submitting it again. At the end, the
+ * workflow's own log (Cromwell's, copied to final_workflow_log_dir) goes into the job's logs as
+ * engine.log, where the task can read it (workflowLogOf).
  */
 export const cromwellDriver: WdlDriver = {
   name: 'cromwell',
@@ -102,6 +118,7 @@ export const cromwellDriver: WdlDriver = {
     const stateDir = path.join(paths.control, 'cromwell');
     await mkdir(stateDir, { recursive: true, mode: 0o700 });
     if (run.server.managed) await moveInputsToManagedServer(run);
+    const workflowLog = workflowLogOf(run);
     const control: CromwellControl = {
       url,
       jobId: job.id,
@@ -110,6 +127,8 @@ export const cromwellDriver: WdlDriver = {
       workflowInputs: run.inputsFile,
       workflowDependencies: run.importsFile,
       resume: run.resume,
+      managedServer: run.server.managed,
+      workflowLog,
       stateDir,
       logs: paths.logs,
       results: run.resultsDir,
@@ -126,7 +145,7 @@ export const cromwellDriver: WdlDriver = {
       cwd: paths.work,
       logFile: stdoutFileOf(paths),
       preamble: [...run.preamble, `Runyard: this WDL job runs on the workspace's Cromwell server.`],
-      readable: [path.dirname(CROMWELL_TASK), WDL_TASK_SHARED_DIR, ...executionsDirOf(run)],
+      readable: [path.dirname(CROMWELL_TASK), WDL_TASK_SHARED_DIR, ...executionsDirOf(run), ...(workflowLog ? [workflowLog.root] : [])],
       writable: [stateDir],
       // Cromwell is reached over the network.
       network: 'host',

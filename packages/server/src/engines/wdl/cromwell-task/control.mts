@@ -19,6 +19,20 @@ export interface CromwellControl {
   workflowDependencies: string | null;
   /** Take finished calls from Cromwell's call cache (workflowOptions read_from_cache). */
   resume: boolean;
+  /**
+   * A Cromwell server that Runyard runs (cromwell-server.ts: call caching on); else the operator's,
+   * where a resume takes calls from the cache only if call-caching.enabled is set there.
+   */
+  managedServer: boolean;
+  /**
+   * Where the workflow's log is asked for at its end (workflow option final_workflow_log_dir:
+   * `<root>/<dir>`), to be copied into the job's logs as engine.log: `root`, a directory shown to
+   * the task read-only that Cromwell's calls cannot replace (what holds it is not theirs), and
+   * `dir`, a folder below it (relative), which they can. Read below root without following a link
+   * (engine-log.mts). null: the task cannot read where Cromwell keeps it (a server Runyard does not
+   * run), and the job's log says where that is.
+   */
+  workflowLog: { root: string; dir: string } | null;
   /** A directory the task writes: the id of the workflow it submitted (workflow.json), kept across attempts. */
   stateDir: string;
   /** Where each call's stdout and stderr are copied. */

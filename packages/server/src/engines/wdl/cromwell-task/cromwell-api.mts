@@ -25,6 +25,8 @@ export interface WorkflowMetadata {
   status?: string;
   workflowName?: string;
   workflowRoot?: string;
+  /** Where Cromwell copied the workflow's log (final_workflow_log_dir), once it has (CopyWorkflowLogsActor). */
+  workflowLog?: string;
   calls?: Record<string, CallMetadata[]>;
   failures?: Failure[];
 }

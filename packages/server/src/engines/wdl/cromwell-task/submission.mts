@@ -42,7 +42,11 @@ export async function submissionForm(control: CromwellControl, id: string): Prom
       await blobOf(control.workflowDependencies, 'application/zip'),
       path.basename(control.workflowDependencies),
     );
-  const options = { read_from_cache: control.resume, write_to_cache: true };
+  const options = {
+    read_from_cache: control.resume,
+    write_to_cache: true,
+    ...(control.workflowLog && { final_workflow_log_dir: path.join(control.workflowLog.root, control.workflowLog.dir) }),
+  };
   form.append('workflowOptions', new Blob([JSON.stringify(options)], { type: 'application/json' }), 'options.json');
   form.append('labels', new Blob([JSON.stringify({ 'runyard-job-id': control.jobId })], { type: 'application/json' }), 'labels.json');
   form.append('requestedWorkflowId', id);
@@ -73,6 +77,9 @@ async function submit(client: CromwellClient, control: CromwellControl, id: stri
   }
   const cache = control.resume ? ', finished calls taken from its call cache' : '';
   log(`Submitted the workflow to Cromwell at ${client.where}: workflow ${id}${cache}.`);
+  // A server of Runyard's has call caching on; Cromwell's own default is off (reference.conf).
+  if (control.resume && !control.managedServer)
+    log("Resuming relies on the server's call caching (call-caching.enabled): where it is off, the calls that finished run again.");
   return id;
 }
 
