@@ -1,9 +1,11 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RunyardClient } from '@runyard/client';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { startRunningServer, type RunningServer } from '../../../../test/support/running-server.js';
+import { jobPaths } from '../../../server/src/scheduler/job-paths.js';
 
 /** Debian's chromium (`.ci/run` installs it); playwright-core drives it, no browser download. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -21,6 +23,11 @@ export interface WebWorld {
   browser: Browser;
   /** A fresh browser context (its own cookies), signed in with `apikey` (the admin's by default), on the jobs page. */
   signedIn(apikey?: string): Promise<{ context: BrowserContext; page: Page; problems: string[] }>;
+  /**
+   * Writes files (name: text) into a job's logs folder, where the server keeps it (the local store):
+   * what an engine leaves beside the job log (a WDL job's engine.log, its calls' call-<task>.stdout).
+   */
+  writeJobLogs(jobId: string, files: Record<string, string>, workspaceId?: string): void;
   close(): Promise<void>;
 }
 
@@ -59,6 +66,11 @@ export async function webWorld(env: NodeJS.ProcessEnv = {}): Promise<WebWorld> {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL((u) => u.pathname.startsWith('/app/advanced-analytics/analyses'));
       return { context, page, problems };
+    },
+    writeJobLogs(jobId, files, workspaceId = ws) {
+      const dir = jobPaths(s.config.dataDir, workspaceId, jobId).logs;
+      mkdirSync(dir, { recursive: true });
+      for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
     },
     async close() {
       await browser.close();

@@ -14,10 +14,10 @@ import { JobCost } from './job-cost';
 import { JobFacts, JobParameters } from './job-details';
 import { JobFiles } from './job-files';
 import { isFinished } from './job-format';
+import { JobLogCard } from './job-log-card';
 import { useJobPermissions } from './job-permissions';
 import { JobTimeline } from './job-timeline';
 import type { JobView } from './job-view';
-import { LiveLog } from './live-log';
 import { jobQueryKey, useJobLookup } from './use-job-lookup';
 import { useJobLog } from './use-job-log';
 import './jobs.css';
@@ -90,10 +90,7 @@ function JobDetails({ job }: { job: JobView }) {
           <JobCost job={job} />
         </section>
       </div>
-      <section className="card" aria-labelledby="job-log-title">
-        <h2 id="job-log-title">Log</h2>
-        <LiveLog log={log} />
-      </section>
+      <JobLogCard job={job} log={log} />
       <div className="jobs-grid">
         <section className="card" aria-labelledby="job-facts-title">
           <h2 id="job-facts-title">Details</h2>
