@@ -39,6 +39,9 @@ export const CPU_PERIOD_US = 100_000;
 /** The folder, under the server's own cgroup of each controller, that holds the groups of its tasks. */
 export const TASKS_FOLDER = 'runyard';
 
+/** On v2, beside the tasks' folder: the leaf a server moves itself into when its own cgroup holds it (prepareV2). */
+const SERVER_LEAF = 'server';
+
 /** In the tasks' folder: the group of the tasks that ask for no resources (no limits, the tasks' weight). */
 export const UNLIMITED_GROUP = 'unlimited';
 
@@ -49,6 +52,18 @@ export const UNLIMITED_GROUP = 'unlimited';
  * processes, and a busy API would keep them from starting the next tasks.
  */
 export const DISPATCH_FOLDER = 'runyard-dispatch';
+
+/** The controllers a v2 server hands down to its tasks' folder: the required ones must be in its cgroup, the optional ones are where it has them. */
+export interface V2Controllers {
+  readonly required: readonly string[];
+  readonly optional: readonly string[];
+}
+
+/**
+ * A server's: memory and cpu (every task's limits), and pids where the server's group has it (a
+ * task's process limit; its absence only loses that limit). Without memory and cpu, no v2: v1, or none.
+ */
+export const V2_CONTROLLERS: V2Controllers = { required: ['memory', 'cpu'], optional: ['pids'] };
 
 /** What placeDispatcher moves: a process (the spawner), or one thread of this server (the scheduler's; v1 only). */
 export type DispatchMember = { process: number } | { thread: number };
@@ -371,7 +386,12 @@ export class CgroupsV1 extends TaskGroups {
 export class CgroupsV2 extends TaskGroups {
   readonly version = 2;
 
-  constructor(base: string, dispatchWeight = tasksFolderWeight(2, 1)) {
+  /** controllers: those handed down to the tasks' folder (prepareV2), whose limits each task's group gets. */
+  constructor(
+    base: string,
+    dispatchWeight = tasksFolderWeight(2, 1),
+    private readonly controllers: readonly string[] = V2_CONTROLLERS.required,
+  ) {
     super([base], dispatchWeight);
   }
 
@@ -393,10 +413,15 @@ export class CgroupsV2 extends TaskGroups {
 
   protected limit(name: string, { cpus, memoryGiB, pids }: TaskResources): void {
     const [dir] = this.dirs(name);
-    writeFileSync(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
-    // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
-    if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
-    writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
+    // The limits of the controllers handed down: memory and cpu always on a server (V2_CONTROLLERS requires
+    // them); a test on a kernel whose unified hierarchy has neither hands down another in their stead.
+    if (this.controllers.includes('memory')) {
+      writeFileSync(path.join(dir, 'memory.max'), String(bytesOf(memoryGiB)));
+      // No swap, so swap cannot hide overuse (the file is missing without swap accounting).
+      if (existsSync(path.join(dir, 'memory.swap.max'))) writeFileSync(path.join(dir, 'memory.swap.max'), '0');
+    }
+    if (this.controllers.includes('cpu'))
+      writeFileSync(path.join(dir, 'cpu.max'), `${Math.max(1000, Math.round(cpus * CPU_PERIOD_US))} ${CPU_PERIOD_US}`);
     // Where the pids controller is handed down (prepareV2 enables it when the server's group has it).
     if (existsSync(path.join(dir, 'pids.max'))) writeFileSync(path.join(dir, 'pids.max'), String(pidsLimitOf(cpus, pids)));
   }
@@ -445,20 +470,22 @@ function messageOf(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-const CONTROLLERS = ['memory', 'cpu'];
-
 /**
- * v2: the server's cgroup must have the memory and cpu controllers, and hand them down to
- * `runyard/`. A cgroup that holds processes cannot hand controllers down (except the root), so
- * the server first moves itself into a leaf of its own (`server/`), as a delegated manager does
- * (systemd's Delegate=yes). Throws why not.
+ * v2: the server's cgroup must have the required controllers, and hand them down to `runyard/`.
+ * A cgroup that holds processes cannot hand controllers down (except the root), so the server
+ * first moves itself into a leaf of its own (`server/`), as a delegated manager does (systemd's
+ * Delegate=yes). Returns the tasks' folder and the controllers handed down to it; throws why not.
  */
-function prepareV2(ownDir: string, pid: number): string {
+function prepareV2(selfDir: string, pid: number, asked: V2Controllers): { base: string; controllers: string[] } {
+  // In its leaf already, beside its tasks' folder: moved there by an earlier detection in this process (each
+  // TaskLimits detects on first use: the scheduler's executors', the managed Cromwell server's). Its group is
+  // the one above, not one to hand the controllers down from again (that moved the server into server/server/).
+  const ownDir =
+    path.basename(selfDir) === SERVER_LEAF && existsSync(path.join(path.dirname(selfDir), TASKS_FOLDER)) ? path.dirname(selfDir) : selfDir;
   const available = words(path.join(ownDir, 'cgroup.controllers'));
-  const missing = CONTROLLERS.filter((c) => !available.includes(c));
+  const missing = asked.required.filter((c) => !available.includes(c));
   if (missing.length) throw new Error(`the controllers ${missing.join(', ')} are not available in the server's cgroup ${ownDir}`);
-  // The pids controller too where the server's group has it (a task's process limit); its absence only loses that limit.
-  const controllers = available.includes('pids') ? [...CONTROLLERS, 'pids'] : CONTROLLERS;
+  const controllers = [...asked.required, ...asked.optional.filter((c) => available.includes(c))];
   const enable = (dir: string) => {
     const enabled = words(path.join(dir, 'cgroup.subtree_control'));
     const wanted = controllers.filter((c) => !enabled.includes(c));
@@ -468,22 +495,24 @@ function prepareV2(ownDir: string, pid: number): string {
     enable(ownDir);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EBUSY') throw e;
-    const leaf = path.join(ownDir, 'server');
+    const leaf = path.join(ownDir, SERVER_LEAF);
     mkdirSync(leaf, { recursive: true });
     writeFileSync(path.join(leaf, 'cgroup.procs'), String(pid));
     try {
       enable(ownDir);
     } catch (again) {
+      const others = words(path.join(ownDir, 'cgroup.procs'));
       throw new Error(
-        `the server's cgroup ${ownDir} holds other processes, so it cannot hand the controllers down ` +
-          `(${messageOf(again)}); run the server in a cgroup of its own with the controllers delegated (systemd: Delegate=yes)`,
+        `the server's cgroup ${ownDir} holds other processes${others.length ? ` (pids ${others.join(', ')})` : ''}, so it ` +
+          `cannot hand the controllers down (${messageOf(again)}); run the server in a cgroup of its own with the ` +
+          'controllers delegated (systemd: Delegate=yes)',
       );
     }
   }
   const base = path.join(ownDir, TASKS_FOLDER);
   mkdirSync(base, { recursive: true });
   enable(base);
-  return base;
+  return { base, controllers };
 }
 
 /**
@@ -508,16 +537,21 @@ export function tasksFolderWeight(version: 1 | 2, cpus: number): number {
   return Math.min(max, Math.max(min, Math.round(unit * Math.max(1, cpus))));
 }
 
-function detectV2(host: HostView, cpus: number): Cgroups {
+/**
+ * v2 for the server `host` tells of (its own cgroup, moved into `server/` when that one holds it),
+ * with the `controllers` handed down to its tasks: a server's V2_CONTROLLERS; the real-mount test
+ * gives one that this kernel's unified hierarchy has in their stead. Throws why not.
+ */
+export function detectV2(host: HostView, cpus: number, controllers: V2Controllers = V2_CONTROLLERS): CgroupsV2 {
   const own = parseSelfCgroup(host.selfCgroup).find((l) => l.controllers.length === 0 && l.path);
   const mount = parseMountinfo(host.mountinfo).find((m) => m.fstype === 'cgroup2');
   if (!own || !mount) throw new Error('no unified (v2) hierarchy');
   const ownDir = dirOf(mount, own.path);
   if (!ownDir) throw new Error(`the server's cgroup ${own.path} is not under the v2 mount ${mount.point}`);
-  const base = prepareV2(ownDir, host.pid);
+  const prepared = prepareV2(ownDir, host.pid, controllers);
   const weight = tasksFolderWeight(2, cpus);
-  weighFolder(path.join(base, 'cpu.weight'), weight);
-  return new CgroupsV2(base, weight);
+  weighFolder(path.join(prepared.base, 'cpu.weight'), weight);
+  return new CgroupsV2(prepared.base, weight, prepared.controllers);
 }
 
 function detectV1(host: HostView, cpus: number): Cgroups {
