@@ -16,7 +16,8 @@ import { blobCall, type StorageDeps } from './storage-access.js';
  */
 export function requestedRange(header: string | undefined, size: number): ByteRange | null | 'unsatisfiable' {
   const m = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
-  if (!m || (m[1] === '' && m[2] === '')) return null;
+  // An empty object has no byte to point at (a suffix range would be `bytes 0--1/0`): answered whole, as a server may.
+  if (!m || (m[1] === '' && m[2] === '') || size === 0) return null;
   if (m[1] === '') {
     // The last N bytes.
     const n = Number(m[2]);

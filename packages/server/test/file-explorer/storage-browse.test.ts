@@ -192,6 +192,23 @@ describe('storage downloads (GET /api/runyard/storage/object)', () => {
     assert.equal((await download('bytes=0-1,5-6')).statusCode, 200);
   });
 
+  it('answers an empty object whole (200, no bytes) whatever range is asked, never a server error', async () => {
+    const r = await w.s.app.inject({
+      method: 'POST',
+      url: `/api/runyard/datasets/upload?teamId=${w.ws}&projectId=${w.projectId}&name=empty.log`,
+      headers: { apikey: w.s.admin.apikey, 'content-type': 'application/octet-stream' },
+      payload: Buffer.alloc(0),
+    });
+    assert.equal(r.statusCode, 201, r.body);
+    const empty = r.json();
+    for (const range of ['bytes=-2000000', 'bytes=0-', 'bytes=0-10', undefined]) {
+      const got = await download(range, empty.s3ObjectKey, empty.s3BucketName);
+      assert.equal(got.statusCode, 200, `${range}: ${got.body}`);
+      assert.equal(got.rawPayload.length, 0);
+      assert.equal(got.headers['content-length'], '0');
+    }
+  });
+
   it("answers 404 for another workspace's object, an unknown one, and refuses a key that leaves its folder", async () => {
     const other = await w.s.newTenant('mallory');
     const theirs = await download(undefined, file.s3ObjectKey, file.s3BucketName, other.apikey, other.workspaceId);
