@@ -2,7 +2,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.runyard-data/**', '.test-build/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.runyard-data/**', '.test-build/**', 'reports/**', '.stryker-tmp/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {
