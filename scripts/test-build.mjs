@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
-const SKIP = new Set(['.git', '.test-build']);
+const SKIP = new Set(['.git', '.test-build', '.stryker-tmp', 'reports']);
 /** Folders that never hold TypeScript to compile: linked whole, never read. */
 const OPAQUE = new Set(['node_modules', 'dist']);
 const COMPILED = /\.(m?ts|tsx)$/;
