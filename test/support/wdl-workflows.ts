@@ -1,7 +1,9 @@
 /**
- * A WDL workflow of two calls: greet writes a File (greeting.txt) and counts its runs in
- * $HOME/greet-runs (HOME is the job's work directory); count reads that File and writes n.txt,
- * failing with code 3 when the input mode is "strict" and $HOME/allow-count does not exist.
+ * A WDL workflow of two calls: greet writes a File (greeting.txt), a stamp.txt in its own working
+ * directory (how often it ran, seen from its run directory, wherever the engine runs the call) and
+ * counts its runs in $HOME/greet-runs (HOME is the job's work directory where the calls run on the
+ * host); count reads that File and writes n.txt, failing with code 3 when the input mode is
+ * "strict" and $HOME/allow-count does not exist.
  */
 export const HELLO_WDL = `version 1.0
 
@@ -15,6 +17,7 @@ task greet {
     if [ "~{name}" = slow ]; then sleep 600; fi
     for i in $(seq ~{times}); do echo "hello ~{name}"; done > greeting.txt
     echo run >> "$HOME/greet-runs"
+    date +%s%N > stamp.txt
     echo "greet says hi on stderr" >&2
   >>>
   output {
