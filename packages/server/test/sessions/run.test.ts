@@ -147,22 +147,22 @@ describe('interactive sessions that run', { skip: !JUPYTER_INSTALLED && 'jupyter
   });
 
   it('the reaper stops a session at its cost limit, saving its home first, and says why', async () => {
-    // r5.24xlarge is $6.048 an hour (AWS on-demand): a cent is 5.95 seconds of it. The limit can only be reached
-    // once the session has run that long, which the test's own clock bounds from below.
+    // r5.24xlarge is $6.048 an hour (AWS on-demand): three cents are 17.9 seconds of it, far more than a session takes
+    // to start. The limit can only be reached once the session has run that long, which the test's own clock bounds.
     const before = Date.now();
     const created = await jupyter({
       instanceType: 'r5.24xlarge',
-      execution: { computeCostLimit: 0.01, autoShutdownAtDate: shutdownIn(12) },
+      execution: { computeCostLimit: 0.03, autoShutdownAtDate: shutdownIn(12) },
     });
     const stopped = await until(created._id, ['aborted']);
     const after = Date.now();
     const row = await w.row(created._id);
     assert.equal(row.stop_reason, 'costLimit');
-    assert.match(stopped.statusMessage, /reached its cost limit of \$0\.01; its home was saved/);
+    assert.match(stopped.statusMessage, /reached its cost limit of \$0\.03; its home was saved/);
     assert.ok(row.last_saved_at);
-    assert.ok(after - before >= (0.01 / 6.048) * 3_600_000, `stopped after ${after - before} ms, before it could cost a cent`);
-    // What it cost: at least the cent, and no more than the price of all the time the test saw go by.
-    assert.ok(row.cost_cents >= 1, `${row.cost_cents}`);
+    assert.ok(after - before >= (0.03 / 6.048) * 3_600_000, `stopped after ${after - before} ms, before it could cost three cents`);
+    // What it cost: at least the three cents, and no more than the price of all the time the test saw go by.
+    assert.ok(row.cost_cents >= 3, `${row.cost_cents}`);
     assert.ok(row.cost_cents <= (604.8 * (after - before)) / 3_600_000, `${row.cost_cents} for ${after - before} ms`);
   });
 
