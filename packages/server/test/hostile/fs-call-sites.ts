@@ -117,6 +117,7 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
   'engines/wdl/miniwdl-task/call-logs.mts': { names: ['copyFile', 'open', 'readdir', 'stat'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/miniwdl-task/control.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/miniwdl-task/failure.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
+  'engines/wdl/miniwdl-task/log-split.mts': { names: ['createWriteStream'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/miniwdl-task/main.mts': { names: ['open'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/miniwdl-task/outputs.mts': { names: ['readFile', 'realpath'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/miniwdl-task/sources.mts': {
