@@ -107,7 +107,7 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
   },
   'engines/wdl/cromwell-task/failure.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell-task/main.mts': { names: ['writeFile'], kind: 'task-side', why: WDL_TASK },
-  'engines/wdl/cromwell-task/outputs.mts': { names: ['stat'], kind: 'task-side', why: WDL_TASK },
+  'engines/wdl/cromwell-task/outputs.mts': { names: ['readFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell-task/submission.mts': { names: ['readFile', 'rename', 'writeFile'], kind: 'task-side', why: WDL_TASK },
   'engines/wdl/cromwell.ts': {
     names: ['cp', 'mkdir', 'readdir', 'rename', 'rm', 'writeFile'],

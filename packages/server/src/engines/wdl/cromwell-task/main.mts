@@ -35,7 +35,7 @@ async function conclude(client: CromwellClient, control: CromwellControl, id: st
   if (status === 'Failed') return fail(control, await failureParagraph(md, runs, control.logs));
   if (status === 'Aborted') return fail(control, `The Cromwell workflow ${id} was aborted outside Runyard.`);
   const { outputs } = await client.outputs(id);
-  const problems = await copyOutputs(outputs ?? {}, md.workflowRoot ?? null, control.results, log);
+  const problems = await copyOutputs(outputs ?? {}, md.workflowRoot ?? null, control.workflowInputs, control.results, log);
   if (problems.length)
     return fail(
       control,
