@@ -26,7 +26,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['executors'],
   // Job inputs, for services (checks at submission) and engines (staged paths).
   ['staging'],
-  ['storage', 'store', 'git'],
+  // Container images: a store beside storage (pulled, cached, unpacked) that engines and executors will run tasks in; it imports no other folder.
+  ['images', 'storage', 'store', 'git'],
   ['log-format.ts', 'version.ts', 'errors'],
   ['config.ts'],
   ['instance-types'],

@@ -1,0 +1,157 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { manifestSummary } from './manifest-summary.js';
+import { classifyPullFailure, ImagePullError, type PullContext } from './pull-error.js';
+import { parseImageReference, type ImageReference } from './reference.js';
+import { runTool } from './run-tool.js';
+import { withToolHome, type RegistryCredentials, type ToolHome } from './tool-home.js';
+
+export interface ImageCacheOptions {
+  /** The server's data directory: the cache is its `images/` folder. */
+  dataDir: string;
+  /** Registries spoken to over plain HTTP or without checking their certificate (a local mirror, the tests' registry). */
+  insecureRegistries?: readonly string[];
+  skopeo?: string;
+  umoci?: string;
+}
+
+export interface PullOptions {
+  /** The job's owner's account at the image's registry; null or absent pulls anonymously. */
+  credentials?: RegistryCredentials | null;
+  /** One line at a time: what is pulled, its layers and size, how long it took (for the job's log). */
+  onProgress?: (line: string) => void;
+}
+
+export interface PulledImage {
+  /** The reference as parsed (`docker.io/library/ubuntu:22.04`). */
+  image: string;
+  /** The manifest's digest the reference resolved to. */
+  digest: string;
+  /** The unpacked root filesystem, shared by every job of this digest; read-only. */
+  rootfs: string;
+}
+
+/**
+ * The shared image cache under `<dataDir>/images/`: one OCI layout (`oci/`) where skopeo stores
+ * every blob once by its digest, so images that share a layer hold it once, and one unpacked root
+ * filesystem per image digest (`rootfs/sha256-<hex>`: no colon, which `src:dst` bind syntaxes split on).
+ *
+ * Every pull first asks the registry, with the caller's own credentials, which digest the reference
+ * is (skopeo inspect): that is also the access check, so an image another user pulled is never
+ * handed to someone the registry would refuse, even from the cache.
+ */
+export class ImageCache {
+  readonly root: string;
+  private readonly layout: string;
+  private readonly skopeo: string;
+  private readonly umoci: string;
+  private readonly insecure: ReadonlySet<string>;
+  /** Pulls under way, by digest: a second job of the same image waits for the first's pull. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /** skopeo rewrites the layout's index.json whole at the end of a copy: copies into it go one at a time. */
+  private layoutTurn: Promise<unknown> = Promise.resolve();
+
+  constructor(options: ImageCacheOptions) {
+    this.root = path.join(options.dataDir, 'images');
+    this.layout = path.join(this.root, 'oci');
+    this.skopeo = options.skopeo ?? 'skopeo';
+    this.umoci = options.umoci ?? 'umoci';
+    this.insecure = new Set(options.insecureRegistries ?? []);
+  }
+
+  rootfsOf(digest: string): string {
+    return path.join(this.root, 'rootfs', digest.replace(':', '-'));
+  }
+
+  async pull(image: string, options: PullOptions = {}): Promise<PulledImage> {
+    const ref = parseImageReference(image);
+    const say = options.onProgress ?? (() => {});
+    const credentials = options.credentials ?? null;
+    const started = Date.now();
+    return withToolHome(path.join(this.root, 'tmp'), ref.registry, credentials, async (home) => {
+      const context: PullContext = {
+        image: ref.canonical,
+        registry: ref.registry,
+        username: credentials?.username ?? null,
+        cacheDir: this.root,
+        secrets: home.secrets,
+      };
+      say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}`);
+      const digest = await this.resolve(ref, home, context, say);
+      const rootfs = this.rootfsOf(digest);
+      if (existsSync(rootfs)) {
+        say(`${digest} is in the cache`);
+        return { image: ref.canonical, digest, rootfs };
+      }
+      let pulling = this.inFlight.get(digest);
+      if (pulling) say(`${digest} is being pulled for another job: waiting for it`);
+      else {
+        pulling = this.fetch(ref, digest, home, context, say).finally(() => this.inFlight.delete(digest));
+        this.inFlight.set(digest, pulling);
+      }
+      await pulling;
+      say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
+      return { image: ref.canonical, digest, rootfs };
+    });
+  }
+
+  /** The digest the reference names now (the hash of the manifest the registry sends), and its layers for the log. */
+  private async resolve(ref: ImageReference, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<string> {
+    const args = ['inspect', '--raw', `--authfile=${home.authFile}`, ...this.tls(ref, '--tls-verify=false'), `docker://${ref.canonical}`];
+    const result = await runTool(this.skopeo, args, home.env);
+    if (result.code !== 0) throw classifyPullFailure(result.stderr, context);
+    const digest = ref.digest ?? `sha256:${createHash('sha256').update(result.stdout).digest('hex')}`;
+    say(`${ref.canonical} is ${digest}: ${manifestSummary(result.stdout)}`);
+    return digest;
+  }
+
+  /** Copies the image by digest into the layout (blobs it has are not fetched again) and unpacks it once. */
+  private fetch(ref: ImageReference, digest: string, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<void> {
+    const tag = digest.replace(':', '-');
+    const turn = this.layoutTurn.then(async () => {
+      mkdirSync(this.layout, { recursive: true });
+      const copyStarted = Date.now();
+      const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
+      const copy = ['copy', `--authfile=${home.authFile}`, ...this.tls(ref, '--src-tls-verify=false'), source, `oci:${this.layout}:${tag}`];
+      const copied = await runTool(this.skopeo, copy, home.env, say);
+      if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
+      say(`Copied into the cache in ${seconds(copyStarted)}`);
+      await this.unpack(tag, this.rootfsOf(digest), home, context);
+    });
+    this.layoutTurn = turn.catch(() => {});
+    return turn;
+  }
+
+  /** Unpacks beside the final place, makes it read-only, then renames it in: a rootfs that exists is whole. */
+  private async unpack(tag: string, rootfs: string, home: ToolHome, context: PullContext): Promise<void> {
+    const partial = `${path.dirname(rootfs)}/.unpacking-${path.basename(rootfs)}-${process.pid}`;
+    mkdirSync(path.dirname(rootfs), { recursive: true });
+    await removeTree(partial);
+    const unpacked = await runTool(this.umoci, ['raw', 'unpack', '--rootless', `--image=${this.layout}:${tag}`, partial], home.env);
+    if (unpacked.code !== 0) {
+      await removeTree(partial);
+      throw classifyPullFailure(unpacked.stderr, context);
+    }
+    const readOnly = await runTool('chmod', ['-R', 'a-w', partial], home.env);
+    if (readOnly.code !== 0) throw new ImagePullError('failed', `could not make ${partial} read-only: ${readOnly.stderr.trim()}`);
+    // TODO(issue 43 §2): another server process on the same data directory may have renamed its copy in first.
+    if (existsSync(rootfs)) await removeTree(partial);
+    else renameSync(partial, rootfs);
+  }
+
+  private tls(ref: ImageReference, flag: string): string[] {
+    return this.insecure.has(ref.registry) ? [flag] : [];
+  }
+}
+
+/** Removes a tree made read-only (its folders must be writable again first). */
+async function removeTree(dir: string): Promise<void> {
+  if (!existsSync(dir)) return;
+  await runTool('chmod', ['-R', 'u+w', dir], { PATH: process.env.PATH });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+function seconds(since: number): string {
+  return `${((Date.now() - since) / 1000).toFixed(1)} s`;
+}

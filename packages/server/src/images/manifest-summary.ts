@@ -1,0 +1,25 @@
+/**
+ * One line about a manifest for the job's log: its layers and their compressed size, or, for a
+ * list of platform images, how many there are (skopeo copies the one for this machine).
+ */
+export function manifestSummary(raw: Buffer): string {
+  let manifest: { layers?: { size?: number }[]; manifests?: unknown[] };
+  try {
+    manifest = JSON.parse(raw.toString()) as typeof manifest;
+  } catch {
+    return 'a manifest that is not JSON';
+  }
+  if (Array.isArray(manifest.layers)) {
+    const bytes = manifest.layers.reduce((sum, layer) => sum + (layer.size ?? 0), 0);
+    const count = manifest.layers.length;
+    return `${count} layer${count === 1 ? '' : 's'}, ${formatBytes(bytes)}`;
+  }
+  if (Array.isArray(manifest.manifests)) return `a list of ${manifest.manifests.length} platform images (this machine's is pulled)`;
+  return 'a manifest without layers';
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
