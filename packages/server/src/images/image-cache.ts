@@ -117,7 +117,9 @@ export class ImageCache {
       const copied = await runTool(this.skopeo, copy, home.env, say);
       if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
       say(`Copied into the cache in ${seconds(copyStarted)}`);
+      const unpackStarted = Date.now();
       await this.unpack(tag, this.rootfsOf(digest), home, context);
+      say(`Unpacked into ${this.rootfsOf(digest)} in ${seconds(unpackStarted)}`);
     });
     this.layoutTurn = turn.catch(() => {});
     return turn;

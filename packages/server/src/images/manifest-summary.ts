@@ -1,9 +1,9 @@
 /**
- * One line about a manifest for the job's log: its layers and their compressed size, or, for a
+ * One line about a manifest for the job's log: its layers (short digest, compressed size) and their total, or, for a
  * list of platform images, how many there are (skopeo copies the one for this machine).
  */
 export function manifestSummary(raw: Buffer): string {
-  let manifest: { layers?: { size?: number }[]; manifests?: unknown[] };
+  let manifest: { layers?: { size?: number; digest?: string }[]; manifests?: unknown[] };
   try {
     manifest = JSON.parse(raw.toString()) as typeof manifest;
   } catch {
@@ -12,7 +12,8 @@ export function manifestSummary(raw: Buffer): string {
   if (Array.isArray(manifest.layers)) {
     const bytes = manifest.layers.reduce((sum, layer) => sum + (layer.size ?? 0), 0);
     const count = manifest.layers.length;
-    return `${count} layer${count === 1 ? '' : 's'}, ${formatBytes(bytes)}`;
+    const each = manifest.layers.map((layer) => `${(layer.digest ?? '?').slice(0, 19)} ${formatBytes(layer.size ?? 0)}`);
+    return `${count} layer${count === 1 ? '' : 's'}, ${formatBytes(bytes)} (${each.join(', ')})`;
   }
   if (Array.isArray(manifest.manifests)) return `a list of ${manifest.manifests.length} platform images (this machine's is pulled)`;
   return 'a manifest without layers';
