@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { registryToolsMissing, startRegistry } from '../../../../test/support/registry.js';
+import { pullFailure, startImageFixture, type ImageFixture } from './fixture.js';
+
+const skip = registryToolsMissing() ?? false;
+
+describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { skip, timeout: 120_000 }, () => {
+  let fx: ImageFixture;
+  before(async () => {
+    fx = await startImageFixture();
+  });
+  after(() => fx?.stop());
+  const ref = (name: string) => `${fx.registry.host}/${name}`;
+
+  it('pulls image a anonymously: the pushed digest, a read-only rootfs with hello-a, progress with layers, size and time', async (t) => {
+    const cache = fx.newCache();
+    const lines: string[] = [];
+    const started = Date.now();
+    const pulled = await cache.pull(ref('t/a:1'), { onProgress: (line) => lines.push(line) });
+    t.diagnostic(`pull of image a into an empty cache: ${Date.now() - started} ms`);
+    assert.equal(pulled.digest, fx.digests.get('t/a:1'));
+    assert.equal(pulled.rootfs, path.join(cache.root, 'rootfs', pulled.digest.replace(':', '-')));
+    assert.ok(existsSync(path.join(pulled.rootfs, 'usr/local/bin/hello-a')));
+    assert.ok(existsSync(path.join(pulled.rootfs, 'bin/sh')));
+    for (const file of ['', 'usr/local/bin', 'usr/local/bin/hello-a']) {
+      assert.equal(statSync(path.join(pulled.rootfs, file)).mode & 0o222, 0, `${file || 'the rootfs'} is read-only`);
+    }
+    const log = lines.join('\n');
+    assert.match(log, new RegExp(`is ${pulled.digest}: 2 layers, [0-9.]+ (KiB|MiB) \\(sha256:[0-9a-f]{12} [0-9.]+ (B|KiB|MiB), `));
+    assert.match(log, /Unpacked into .* in [0-9.]+ s/);
+    assert.match(log, /Copying blob sha256:/);
+    assert.match(log, /Pulled .* in [0-9.]+ s/);
+  });
+
+  it('pulls image b, which lacks hello-a; the base layer both share is stored once', async () => {
+    const cache = fx.newCache();
+    const a = await cache.pull(ref('t/a:1'));
+    const b = await cache.pull(ref('t/b:1'));
+    assert.notEqual(a.digest, b.digest);
+    assert.ok(!existsSync(path.join(b.rootfs, 'usr/local/bin/hello-a')));
+    assert.ok(existsSync(path.join(b.rootfs, 'usr/local/bin/hello-b')));
+    // Blobs: 1 shared base layer + (layer, config, manifest) per image.
+    assert.equal(readdirSync(path.join(cache.root, 'oci/blobs/sha256')).length, 1 + 3 * 2);
+  });
+
+  it('says not found for a missing tag and a missing repository', async () => {
+    const cache = fx.newCache();
+    const tag = await pullFailure(cache.pull(ref('t/a:nope')), 'not-found');
+    assert.match(tag.message, new RegExp(`${fx.registry.host}/t/a:nope was not found at ${fx.registry.host}`));
+    await pullFailure(cache.pull(ref('t/none:1')), 'not-found');
+    assert.ok(!existsSync(path.join(cache.root, 'rootfs')), 'nothing unpacked');
+  });
+
+  it('pulls once for two concurrent pulls of one image, and not again once cached (but asks the registry each time)', async () => {
+    const cache = fx.newCache();
+    const before = fx.skopeoRuns().length;
+    const [first, second] = await Promise.all([cache.pull(ref('t/a:1')), cache.pull(ref('t/a:1'))]);
+    assert.equal(first.rootfs, second.rootfs);
+    assert.deepEqual(fx.skopeoRuns().slice(before).sort(), ['copy', 'inspect', 'inspect']);
+    await cache.pull(ref('t/a:1'));
+    assert.deepEqual(fx.skopeoRuns().slice(before + 3), ['inspect']);
+  });
+
+  it('says unreachable for a registry that is down', async () => {
+    const down = await startRegistry();
+    await down.stop();
+    const error = await pullFailure(fx.newCache().pull(`${down.host}/t/a:1`), 'unreachable');
+    assert.match(error.message, new RegExp(`the registry ${down.host} could not be reached: .*connection refused`));
+  });
+});
