@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { registryToolsMissing } from '../../../../test/support/registry.js';
@@ -63,6 +63,24 @@ describe('private images (htpasswd registry): credentials', { skip, timeout: 120
   it('refuses an anonymous pull, saying it was anonymous', async () => {
     const error = await pullFailure(fx.newCache().pull(image()), 'unauthorized');
     assert.match(error.message, /refused .* to an anonymous pull/);
+  });
+
+  it("does not use the server user's own logins for an anonymous pull (~/.docker/config.json, DOCKER_CONFIG, REGISTRY_AUTH_FILE)", async () => {
+    const home = path.join(fx.dir, 'server-home');
+    mkdirSync(path.join(home, '.docker'), { recursive: true });
+    const login = JSON.stringify({ auths: { [fx.registry.host]: { auth: BASE64 } } });
+    writeFileSync(path.join(home, '.docker/config.json'), login);
+    writeFileSync(path.join(home, 'auth.json'), login);
+    const saved = { ...process.env };
+    Object.assign(process.env, { HOME: home, DOCKER_CONFIG: path.join(home, '.docker'), REGISTRY_AUTH_FILE: path.join(home, 'auth.json') });
+    try {
+      await pullFailure(fx.newCache().pull(image()), 'unauthorized');
+    } finally {
+      for (const name of ['HOME', 'DOCKER_CONFIG', 'REGISTRY_AUTH_FILE']) {
+        if (saved[name] === undefined) delete process.env[name];
+        else process.env[name] = saved[name];
+      }
+    }
   });
 
   it('does not hand an image another user pulled to a caller without credentials', async () => {
