@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { manifestSummary } from './manifest-summary.js';
+import { withFileLock } from './file-lock.js';
 import { classifyPullFailure, ImagePullError, type PullContext } from './pull-error.js';
 import { parseImageReference, type ImageReference } from './reference.js';
 import { runTool } from './run-tool.js';
@@ -49,7 +50,10 @@ export class ImageCache {
   private readonly insecure: ReadonlySet<string>;
   /** Pulls under way, by digest: a second job of the same image waits for the first's pull. */
   private readonly inFlight = new Map<string, Promise<void>>();
-  /** skopeo rewrites the layout's index.json whole at the end of a copy: copies into it go one at a time. */
+  /**
+   * skopeo rewrites the layout's index.json whole at the end of a copy: copies into it go one at a
+   * time, in this process (this chain) and between processes (oci.lock, withFileLock).
+   */
   private layoutTurn: Promise<unknown> = Promise.resolve();
 
   constructor(options: ImageCacheOptions) {
@@ -109,18 +113,28 @@ export class ImageCache {
   /** Copies the image by digest into the layout (blobs it has are not fetched again) and unpacks it once. */
   private fetch(ref: ImageReference, digest: string, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<void> {
     const tag = digest.replace(':', '-');
-    const turn = this.layoutTurn.then(async () => {
-      mkdirSync(this.layout, { recursive: true });
-      const copyStarted = Date.now();
-      const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
-      const copy = ['copy', `--authfile=${home.authFile}`, ...this.tls(ref, '--src-tls-verify=false'), source, `oci:${this.layout}:${tag}`];
-      const copied = await runTool(this.skopeo, copy, home.env, say);
-      if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
-      say(`Copied into the cache in ${seconds(copyStarted)}`);
-      const unpackStarted = Date.now();
-      await this.unpack(tag, this.rootfsOf(digest), home, context);
-      say(`Unpacked into ${this.rootfsOf(digest)} in ${seconds(unpackStarted)}`);
-    });
+    const rootfs = this.rootfsOf(digest);
+    const turn = this.layoutTurn.then(() =>
+      withFileLock(path.join(this.root, 'oci.lock'), async () => {
+        if (existsSync(rootfs)) return say(`${digest} was pulled by another server process meanwhile`);
+        mkdirSync(this.layout, { recursive: true });
+        const copyStarted = Date.now();
+        const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
+        const copy = [
+          'copy',
+          `--authfile=${home.authFile}`,
+          ...this.tls(ref, '--src-tls-verify=false'),
+          source,
+          `oci:${this.layout}:${tag}`,
+        ];
+        const copied = await runTool(this.skopeo, copy, home.env, say);
+        if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
+        say(`Copied into the cache in ${seconds(copyStarted)}`);
+        const unpackStarted = Date.now();
+        await this.unpack(tag, rootfs, home, context);
+        say(`Unpacked into ${rootfs} in ${seconds(unpackStarted)}`);
+      }),
+    );
     this.layoutTurn = turn.catch(() => {});
     return turn;
   }
@@ -137,9 +151,7 @@ export class ImageCache {
     }
     const readOnly = await runTool('chmod', ['-R', 'a-w', partial], home.env);
     if (readOnly.code !== 0) throw new ImagePullError('failed', `could not make ${partial} read-only: ${readOnly.stderr.trim()}`);
-    // TODO(issue 43 §2): another server process on the same data directory may have renamed its copy in first.
-    if (existsSync(rootfs)) await removeTree(partial);
-    else renameSync(partial, rootfs);
+    renameSync(partial, rootfs);
   }
 
   private tls(ref: ImageReference, flag: string): string[] {

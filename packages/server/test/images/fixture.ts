@@ -45,16 +45,11 @@ export async function startImageFixture(account?: RegistryAccount): Promise<Imag
   const skopeoRuns = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean) : []);
   const stop = async () => {
     await registry.stop();
-    // Unpacked images are read-only: make them writable to remove them.
-    for (let i = 1; i <= caches; i++) chmodTreeWritable(path.join(dir, `data-${i}`));
+    // Unpacked images are read-only, and rmSync cannot empty a folder without write permission (unless run as root).
+    execFileSync('chmod', ['-R', 'u+w', dir]);
     rmSync(dir, { recursive: true, force: true });
   };
   return { registry, digests, newCache, skopeoRuns, dir, stop };
-}
-
-function chmodTreeWritable(root: string): void {
-  // rmSync cannot empty a folder without write permission (unless run as root).
-  if (existsSync(root)) execFileSync('chmod', ['-R', 'u+w', root]);
 }
 
 /** Asserts that `promise` rejects with an ImagePullError of `kind`; returns it for more checks. */

@@ -64,6 +64,19 @@ describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { 
     assert.deepEqual(fx.skopeoRuns().slice(before + 3), ['inspect']);
   });
 
+  it('pulls once for two caches on one data directory (as two server processes), through the layout lock', async () => {
+    const dataDir = path.join(fx.dir, 'shared-data');
+    const before = fx.skopeoRuns().length;
+    const lines: string[] = [];
+    const [first, second] = await Promise.all(
+      [fx.newCache(dataDir), fx.newCache(dataDir)].map((cache) => cache.pull(ref('t/b:1'), { onProgress: (l) => lines.push(l) })),
+    );
+    assert.equal(first.rootfs, second.rootfs);
+    assert.deepEqual(fx.skopeoRuns().slice(before).sort(), ['copy', 'inspect', 'inspect']);
+    assert.ok(lines.some((l) => l.endsWith('was pulled by another server process meanwhile')));
+    assert.ok(!existsSync(path.join(dataDir, 'images/oci.lock')), 'the lock is released');
+  });
+
   it('says unreachable for a registry that is down', async () => {
     const down = await startRegistry();
     await down.stop();
