@@ -102,7 +102,9 @@ export class ImageCache {
 
   /** The digest the reference names now (the hash of the manifest the registry sends), and its layers for the log. */
   private async resolve(ref: ImageReference, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<string> {
-    const args = ['inspect', '--raw', `--authfile=${home.authFile}`, ...this.tls(ref, '--tls-verify=false'), `docker://${ref.canonical}`];
+    // skopeo refuses a reference with both a tag and a digest: the digest is what counts.
+    const named = ref.digest ? `${ref.registry}/${ref.repository}@${ref.digest}` : ref.canonical;
+    const args = ['inspect', '--raw', `--authfile=${home.authFile}`, ...this.tls(ref, '--tls-verify=false'), `docker://${named}`];
     const result = await runTool(this.skopeo, args, home.env);
     if (result.code !== 0) throw classifyPullFailure(result.stderr, context);
     const digest = ref.digest ?? `sha256:${createHash('sha256').update(result.stdout).digest('hex')}`;

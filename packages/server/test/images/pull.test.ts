@@ -46,6 +46,14 @@ describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { 
     assert.equal(readdirSync(path.join(cache.root, 'oci/blobs/sha256')).length, 1 + 3 * 2);
   });
 
+  it('pulls by digest, with or without a tag', async () => {
+    const cache = fx.newCache();
+    const digest = fx.digests.get('t/a:1')!;
+    assert.equal((await cache.pull(ref(`t/a@${digest}`))).digest, digest);
+    assert.equal((await cache.pull(ref(`t/a:1@${digest}`))).digest, digest);
+    await pullFailure(cache.pull(ref(`t/a@sha256:${'0'.repeat(64)}`)), 'not-found');
+  });
+
   it('says not found for a missing tag and a missing repository', async () => {
     const cache = fx.newCache();
     const tag = await pullFailure(cache.pull(ref('t/a:nope')), 'not-found');
