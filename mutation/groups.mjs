@@ -6,4 +6,33 @@ export const GROUPS = {
     mutate: ['packages/server/src/scheduler/job-state.ts'],
     tests: ['packages/server/test/scheduler/job-state.test.ts'],
   },
+  // The claim of queued jobs and the leases. claim.ts has a way per database: run this group with
+  // RUNYARD_TEST_DATABASE_URL set (a PostgreSQL server), so that its test covers both.
+  'claim-lease': {
+    mutate: ['packages/server/src/scheduler/claim.ts', 'packages/server/src/scheduler/lease.ts'],
+    tests: ['packages/server/test/scheduler/claim-lease.test.ts'],
+  },
+  // What an attempt's end records: its outcome, in one UPDATE guarded by the attempt, its lease and the move.
+  settle: {
+    mutate: ['packages/server/src/scheduler/settle.ts'],
+    tests: ['packages/server/test/scheduler/settle-moves.test.ts'],
+  },
+  'git-url': {
+    mutate: ['packages/server/src/git/url-policy.ts'],
+    // Not url-policy.test.ts: it passes what it resolves to git ls-remote, which a mutant that accepts a bad URL sends to the network.
+    tests: ['packages/server/test/git/url-policy-rules.test.ts'],
+  },
+  'storage-paths': {
+    mutate: ['packages/server/src/storage/keys.ts'],
+    tests: ['packages/server/test/storage/keys.test.ts', 'packages/server/test/storage/keys-rules.test.ts'],
+  },
+  // A mutant of beneath.ts once sent removeBeneath to "/" (unconfined then): runs only under confined-tests.sh.
+  'no-follow': {
+    mutate: ['packages/server/src/storage/beneath.ts'],
+    tests: ['packages/server/test/storage/beneath.test.ts', 'packages/server/test/storage/beneath-rules.test.ts'],
+  },
+  'sandbox-argv': {
+    mutate: ['packages/server/src/executors/sandbox/bwrap.ts'],
+    tests: ['packages/server/test/executors/sandbox-argv.test.ts'],
+  },
 };
