@@ -67,6 +67,21 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     kind: 'server',
     why: "the operator's settings file and the programs it names",
   },
+  'images/file-lock.ts': {
+    names: ['closeSync', 'openSync', 'readFileSync', 'statSync', 'unlinkSync', 'writeSync'],
+    kind: 'server',
+    why: "the image cache's lock file (<dataDir>/images/oci.lock), which no task sees",
+  },
+  'images/image-cache.ts': {
+    names: ['existsSync', 'mkdirSync', 'renameSync', 'rmSync'],
+    kind: 'server',
+    why: "the image cache's own folders under <dataDir>/images (no task writes there; an unpacked image is read-only, and rm -r never follows the links an image holds)",
+  },
+  'images/tool-home.ts': {
+    names: ['mkdirSync', 'mkdtempSync', 'rmSync', 'writeFileSync'],
+    kind: 'server',
+    why: "a private 0700 home for skopeo and umoci with the pull's auth file, under the server's own data directory",
+  },
   'engines/nextflow-home.ts': {
     names: ['existsSync', 'mkdirSync', 'readdirSync'],
     kind: 'task-writable',
