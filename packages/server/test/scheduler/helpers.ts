@@ -12,6 +12,9 @@ import type { JobTable, WorkflowTable } from '../../src/store/schema.js';
 import { canTransition } from '../../src/scheduler/job-state.js';
 import { jobPaths, type JobPaths } from '../../src/scheduler/job-paths.js';
 import { Scheduler, type SchedulerOptions } from '../../src/scheduler/scheduler.js';
+import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
+import { engineFor } from '../../src/engines/registry.js';
+import { createBlobStore } from '../../src/storage/registry.js';
 import { LocalExecutor } from '../../src/executors/local.js';
 import type { TaskSpec } from '../../src/executors/executor.js';
 import { createSandbox, type Sandbox } from '../../src/executors/sandbox/sandbox.js';
@@ -97,10 +100,15 @@ async function installStatusLog(store: Store): Promise<void> {
   await sql`create trigger test_status_log_t after update on jobs for each row execute function test_status_log_f()`.execute(store.db);
 }
 
-/** A fresh database (SQLite, or PostgreSQL with RUNYARD_TEST_DATABASE_URL) with a user, workspace, project and local queue. */
-export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: number } = {}): Promise<Env> {
+/**
+ * A fresh database (SQLite, or PostgreSQL with RUNYARD_TEST_DATABASE_URL; sqlite: SQLite whatever that says) with a user,
+ * workspace, project and local queue.
+ */
+export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: number; sqlite?: boolean } = {}): Promise<Env> {
   const config = testConfig(options.env);
-  const databaseUrl = await freshDatabaseUrl();
+  const databaseUrl = options.sqlite
+    ? `sqlite:${path.join(mkdtempSync(path.join(os.tmpdir(), 'runyard-db-')), 'runyard.db')}`
+    : await freshDatabaseUrl();
   const store = openStore(databaseUrl);
   await migrateToLatest(store.db);
   await installStatusLog(store);
@@ -156,7 +164,23 @@ export async function setup(options: { env?: NodeJS.ProcessEnv; concurrency?: nu
   };
 }
 
-export async function insertQueue(store: Store, workspaceId: string, id: string, concurrency: number): Promise<void> {
+/** What a scheduler gives its parts (claim, leases, settle), for calling them directly as the scheduler `owner`. */
+export function schedulerContext(env: Env, owner: string, more: Partial<SchedulerContext> = {}): SchedulerContext {
+  return {
+    db: env.store.db,
+    kind: env.store.kind,
+    config: env.config,
+    owner,
+    executors: { local: testExecutor(env.config, env.scratch) },
+    engineFor,
+    blobs: createBlobStore(env.config),
+    log: SILENT_LOG,
+    signal: new AbortController().signal,
+    ...more,
+  };
+}
+
+export async function insertQueue(store: Store, workspaceId: string, id: string, concurrency: number, backend = 'local'): Promise<void> {
   const now = isoNow();
   await store.db
     .insertInto('queues')
@@ -167,7 +191,7 @@ export async function insertQueue(store: Store, workspaceId: string, id: string,
       label: 'q',
       description: '',
       executor: 'nextflow',
-      backend: 'local',
+      backend,
       concurrency,
       is_default: 0,
       is_system: 0,
