@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { engineFor } from '../../src/engines/registry.js';
 import { groupMembers } from '../../src/executors/proc.js';
-import { readExitFile } from '../../src/executors/wrapper.js';
+import { readExitFile, readPidFile } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { settle } from '../../src/scheduler/settle.js';
@@ -128,6 +128,9 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
     const paths = pathsOf(env, id);
     const task = await engineFor('docker').prepare({ ...job, attempt: 1 }, workflow, paths, env.config);
     const launched = await testExecutor(env.config, env.scratch).launch(task, { dir: paths.control, attempt: 1 });
+    // Launched: its wrapper has claimed the attempt and written its pid file (on a loaded machine that can come after
+    // launch answers; a wrapper not started yet is fenced by the reaper and the job runs anew, another case).
+    await waitFor('the pid file', async () => (await readPidFile({ dir: paths.control, attempt: 1 })) ?? undefined, 30_000);
     await claimedByDeadScheduler(id, 'initializing');
     env.scheduler().start();
     const running = await waitForStatus(env, id, ['running', 'completed']);
