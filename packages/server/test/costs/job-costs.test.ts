@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { assertError, call } from '../wire.js';
 import { bashBody, jobWorld, submit, type JobWorld } from '../jobs/fixtures.js';
 import { startBashJobServer, type BashJobServer } from '../scheduler/bash-job-server.js';
+import { waitFor } from '../scheduler/helpers.js';
+import { jobPaths } from '../../src/scheduler/job-paths.js';
 
 const PRICE_KEYS = ['amount', 'currencyCode'];
 const INSTANCE_KEYS = [
@@ -76,10 +81,21 @@ describe('job costs of a job that ran', { timeout: 300_000 }, () => {
   after(() => r.close());
 
   it('a finished job: its times, and its cost in dollars, bounded by the clock of the test (the job document has it in cents)', async () => {
-    // c5.2xlarge is $0.34 an hour (AWS on-demand). The job sleeps two seconds: it cannot cost less than those, nor
-    // more than all the time the test saw go by.
+    // c5.2xlarge is $0.34 an hour (AWS on-demand). The job runs until the test opens its gate, two seconds after the
+    // test saw it running: it is billed for at least those, and for no more than all the time the test saw go by.
     const before = Date.now();
-    const id = await r.submit('sleep 2', { instanceType: 'c5.2xlarge', masterInstance: { requestedInstance: { type: 'c5.2xlarge' } } });
+    const id = await r.submit('while [ ! -e go ]; do sleep 0.05; done', {
+      instanceType: 'c5.2xlarge',
+      masterInstance: { requestedInstance: { type: 'c5.2xlarge' } },
+    });
+    await waitFor(
+      'the job to run',
+      async () => ((await r.ok('GET', `/api/v1/jobs/${id}?teamId=${r.ws}`)).status === 'running' ? true : undefined),
+      120_000,
+    );
+    await sleep(2000);
+    // Its working directory is its work folder.
+    writeFileSync(path.join(jobPaths(r.s.config.dataDir, r.ws, id).work, 'go'), '');
     const doc = await r.ended(id);
     const after = Date.now();
     assert.equal(doc.status, 'completed', doc.statusMessage);
