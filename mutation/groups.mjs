@@ -35,4 +35,20 @@ export const GROUPS = {
     mutate: ['packages/server/src/executors/sandbox/bwrap.ts'],
     tests: ['packages/server/test/executors/sandbox-argv.test.ts'],
   },
+  // Who may call each route: the roles table (imported relatively by its test: the contract package
+  // in node_modules is the unmutated one), its check at start, and the checks every route runs
+  // (authentication, the workspace, the role).
+  'route-access': {
+    mutate: [
+      'packages/server/src/http/route-access.ts',
+      'packages/contract/src/route-roles.ts',
+      'packages/server/src/http/register-routes.ts',
+      'packages/server/src/services/roles.ts',
+    ],
+    tests: [
+      'packages/server/test/route-access.test.ts',
+      'packages/server/test/http/route-roles-table.test.ts',
+      'packages/server/test/http/route-access-decisions.test.ts',
+    ],
+  },
 };
