@@ -51,4 +51,17 @@ export const GROUPS = {
       'packages/server/test/http/route-access-decisions.test.ts',
     ],
   },
+  // Who passes the session proxy: launch tokens and cookies, the Host and Origin, and who may use the session now.
+  'session-proxy': {
+    mutate: [
+      'packages/server/src/http/session-proxy.ts',
+      'packages/server/src/http/session-ui-token.ts',
+      'packages/server/src/http/cookies.ts',
+      'packages/server/src/http/session-origins.ts',
+      'packages/server/src/services/interactive-session-ui.ts',
+    ],
+    // Not sessions-runtime/session-proxy.test.ts: its waits are bounded by a minute, which a mutant
+    // that stops the proxy answering spends whole; session-proxy-auth.test.ts bounds each by seconds.
+    tests: ['packages/server/test/sessions-runtime/session-ui-token.test.ts', 'packages/server/test/http/session-proxy-auth.test.ts'],
+  },
 };
