@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TEST_CAPACITY } from './capacity.js';
+import { TEST_JOB_IMAGES } from './job-images.js';
 
 const MAIN = fileURLToPath(new URL('../../packages/server/dist/main.js', import.meta.url));
 
@@ -22,7 +23,10 @@ export const running = new Set<ChildProcess>();
  */
 export function startMain(env: Record<string, string>): ServerProcess {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('RUNYARD_')));
-  const child = spawn(process.execPath, [MAIN], { env: { ...base, ...TEST_CAPACITY, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], {
+    env: { ...base, ...TEST_CAPACITY, ...TEST_JOB_IMAGES, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.add(child);
   let out = '';
   let err = '';

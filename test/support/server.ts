@@ -16,6 +16,7 @@ import {
   type Store,
 } from '@runyard/server';
 import { TEST_CAPACITY } from './capacity.js';
+import { TEST_JOB_IMAGES } from './job-images.js';
 import { freshDatabaseUrl } from './database.js';
 import { nextflowHomeEnv } from './nextflow-home.js';
 
@@ -50,6 +51,7 @@ export async function startTestServer(options: { listen?: boolean; env?: NodeJS.
     // The Nextflow versions jobs ask for are installed (a job asking for another is refused).
     ...nextflowHomeEnv(),
     ...TEST_CAPACITY,
+    ...TEST_JOB_IMAGES,
     ...options.env,
   });
   const store = openStore(config.databaseUrl);

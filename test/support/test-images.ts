@@ -1,23 +1,28 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /**
  * Small images built offline from this host's own programs with umoci (no registry, no network):
- * a base layer with sh, cat, ls and their libraries (ldd) and the mount points /proc, /dev, /tmp, and one layer per image with a tool only
- * that image has (`/usr/local/bin/hello-a` in image a, ...). The images share the base layer, as
- * real images share a distribution's. Building all three takes well under a second.
+ * a base layer with bash, sh, cat, ls, id, sleep and their libraries (ldd) and the mount points
+ * /proc, /dev, /tmp, and one layer per image with a tool only that image has
+ * (`/usr/local/bin/hello-a` in image a, ...). The images share the base layer, as real images share
+ * a distribution's. Image `configured` also has a config as Dockerfiles write it: a user of its own
+ * (`app`, 1234:1234, in its /etc/passwd), variables (FOO, and a PATH with /opt/tool/bin first), an
+ * entrypoint script that says it ran and execs its arguments, and a WorkingDir. Image `hostile`
+ * has what a hostile tenant could push (its /etc/resolv.conf a link to the host's /etc/shadow, a
+ * setuid-root program). Building all takes about a second.
  */
 export interface TestImages {
   /** The OCI layout: push `<layout>:<tag>` with TestRegistry.push. */
   layout: string;
-  /** Tags in the layout: `a`, `b`, `private`. */
+  /** Tags in the layout: `a`, `b`, `private`, `configured`, `hostile`. */
   tags: readonly string[];
   dir: string;
 }
 
-const BASE_PROGRAMS = ['/bin/sh', '/bin/cat', '/bin/ls'];
+const BASE_PROGRAMS = ['/bin/bash', '/bin/sh', '/bin/cat', '/bin/ls', '/usr/bin/id', '/bin/sleep'];
 
 /** Builds the images into a fresh directory under `parent` (the test's temporary directory). */
 export function buildTestImages(parent = os.tmpdir()): TestImages {
@@ -42,6 +47,48 @@ export function buildTestImages(parent = os.tmpdir()): TestImages {
     chmodSync(tool, 0o755);
     umoci('insert', '--rootless', '--image', `${layout}:base`, '--tag', tag, layer, '/');
   }
+
+  const configured = path.join(dir, 'layer-configured');
+  mkdirSync(path.join(configured, 'etc'), { recursive: true });
+  mkdirSync(path.join(configured, 'opt/tool/bin'), { recursive: true });
+  mkdirSync(path.join(configured, 'srv'));
+  writeFileSync(path.join(configured, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/sh\napp:x:1234:1234::/srv:/bin/sh\n');
+  writeFileSync(path.join(configured, 'etc/group'), 'root:x:0:\napp:x:1234:\n');
+  const script = (file: string, text: string) => {
+    writeFileSync(path.join(configured, file), text);
+    chmodSync(path.join(configured, file), 0o755);
+  };
+  script('entry.sh', '#!/bin/sh\necho "entrypoint ran with: $*" >&2\nexec "$@"\n');
+  script('opt/tool/bin/tool-on-image-path', '#!/bin/sh\necho "tool on the image PATH"\n');
+  umoci('insert', '--rootless', '--image', `${layout}:base`, '--tag', 'configured', configured, '/');
+  // --clear first: umoci keeps the base config's values (its PATH) otherwise.
+  umoci(
+    'config',
+    '--image',
+    `${layout}:configured`,
+    '--config.user',
+    'app',
+    '--clear=config.env',
+    '--config.env',
+    'FOO=from-image',
+    '--config.env',
+    'PATH=/opt/tool/bin:/usr/local/bin:/usr/bin:/bin',
+    '--config.entrypoint',
+    '/entry.sh',
+    '--config.workingdir',
+    '/srv',
+  );
+  tags.push('configured');
+
+  // What a hostile tenant could push: its resolv.conf a link to the host's /etc/shadow, a setuid-root program.
+  const hostile = path.join(dir, 'layer-hostile');
+  mkdirSync(path.join(hostile, 'etc'), { recursive: true });
+  mkdirSync(path.join(hostile, 'usr/local/bin'), { recursive: true });
+  symlinkSync('/etc/shadow', path.join(hostile, 'etc/resolv.conf'));
+  copyFileSync('/usr/bin/id', path.join(hostile, 'usr/local/bin/id-suid'));
+  chmodSync(path.join(hostile, 'usr/local/bin/id-suid'), 0o4755);
+  umoci('insert', '--rootless', '--image', `${layout}:base`, '--tag', 'hostile', hostile, '/');
+  tags.push('hostile');
   return { layout, tags, dir };
 }
 

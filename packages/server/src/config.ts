@@ -231,6 +231,24 @@ export const CONFIG_KEYS = {
     default: '',
     doc: 'Container runtime for container (bash) jobs, docker or podman; the server refuses to start when it is not on the task PATH. Empty: jobs run on the host, in the sandbox.',
   },
+  jobImages: {
+    env: 'RUNYARD_JOB_IMAGES',
+    schema: Type.Union([Type.Literal('pull'), Type.Literal('host')]),
+    default: 'pull',
+    doc: "What a container (bash) job of a workflow with an image runs in, without a container runtime (RUNYARD_CONTAINER_RUNTIME): pull (the image is pulled from its registry with the job owner's linked account, and its root filesystem is the task's, read-only, in the sandbox) or host (the host's system, in the sandbox, as on a site whose jobs use the host's tools; each job's log says so).",
+  },
+  imageCacheDir: {
+    env: 'RUNYARD_IMAGE_CACHE_DIR',
+    schema: Type.String(),
+    default: '',
+    doc: "Where the images of container jobs are kept: one OCI layout of their layers (each stored once) and each image unpacked once, read-only, shared by every job that runs in it. On Slurm, a directory every node sees at the same path (the data directory's is, when it is on the cluster's shared file system). Empty: <dataDir>/images.",
+  },
+  insecureRegistries: {
+    env: 'RUNYARD_INSECURE_REGISTRIES',
+    schema: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),
+    default: [] as string[],
+    doc: 'Comma-separated registries (host or host:port) that images are pulled from over plain HTTP or without checking their certificate: a registry on the local network.',
+  },
   sandbox: {
     env: 'RUNYARD_SANDBOX',
     schema: Type.Union([Type.Literal('bwrap'), Type.Literal('none')]),
@@ -483,6 +501,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   out.dataDir = path.resolve(out.dataDir as string);
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
   for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
+  out.imageCacheDir = out.imageCacheDir ? path.resolve(out.imageCacheDir as string) : path.join(out.dataDir as string, 'images');
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';
   if (!out.wdlEngine) out.wdlEngine = defaultWdlEngine(out.taskPath as string);

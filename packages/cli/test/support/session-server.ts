@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RunyardClient } from '@runyard/client';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { freshDatabaseUrl, usingPostgres } from '../../../../test/support/database.js';
 import { waitForOutput } from './child-output.js';
 import { connectionArgs } from './connection-args.js';
@@ -51,6 +52,7 @@ export async function startSessionServer(): Promise<SessionServer> {
     RUNYARD_LOG_LEVEL: 'warn',
     RUNYARD_ABORT_GRACE_MS: '3000',
     ...TEST_CAPACITY,
+    ...TEST_JOB_IMAGES,
     ...(usingPostgres() && { RUNYARD_DATABASE_URL: await freshDatabaseUrl() }),
   };
   const server: ChildProcess = spawnCli(['server', 'start', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { env });

@@ -62,12 +62,19 @@ export const containerEngine: Engine = {
     // An array job: each row's variables, read before the task is made (a container is told their names).
     const rows = job.array_size ? await arrayRowEnvs(job, inputs) : null;
     if (!runtime) {
-      if (job.docker_login === 1)
-        preamble.push('Runyard: dockerLogin has no effect here: no container runtime is configured, so no image is pulled.');
-      preamble.unshift(
-        `Runyard: no container runtime is configured; this job runs on the host${image ? `, not in the image ${image}` : ''}.`,
-      );
-      const task = { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+      // In the sandbox: in the workflow's image (pulled by the scheduler before the launch, scheduler/image-pull.ts), its root read-only.
+      const task: TaskSpec = { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
+      if (image && config.sandbox === 'bwrap' && config.jobImages === 'pull') task.image = { name: image };
+      else {
+        if (job.docker_login === 1) preamble.push('Runyard: dockerLogin has no effect here: this job runs on the host, so no image is pulled.');
+        preamble.unshift(
+          image
+            ? `Runyard: this job runs on the host, not in the image ${image}: ${
+                config.jobImages === 'host' ? 'RUNYARD_JOB_IMAGES=host' : 'images run in the sandbox only (RUNYARD_SANDBOX=bwrap), and it is off'
+              }.`
+            : 'Runyard: the workflow names no container image; this job runs on the host (in the sandbox).',
+        );
+      }
       return rows ? arrayTask(job, paths, rows, task) : task;
     }
     if (!IMAGE_REF.test(image)) throw new EngineError(`The workflow's container image "${image.slice(0, 100)}" is not a valid image name.`);

@@ -70,6 +70,22 @@ export interface TaskSpec {
   placement?: { cluster: string; partition?: string };
   /** How long the task may run, where a limit is known (a batch system's time limit); none: no limit. */
   timeLimitSeconds?: number;
+  /**
+   * The image the task runs in: the engine names it, the scheduler pulls it before the launch
+   * (images/image-cache.ts) and fills `run`. The sandbox makes its unpacked root filesystem the
+   * task's root, read-only (sandbox/image-root.ts); in a user namespace the task is the image's user.
+   */
+  image?: { name: string; run?: ImageRun };
+}
+
+/** A pulled image, as the sandbox runs a task in it. */
+export interface ImageRun {
+  digest: string;
+  /** Its unpacked root filesystem in the image cache (shared, read-only). */
+  rootfs: string;
+  /** The image's user, resolved from its /etc/passwd; null: root (inside the task's user namespace). */
+  uid: number | null;
+  gid: number | null;
 }
 
 /** Where an attempt keeps its control files (pid, exit code), outside the job's storage. */

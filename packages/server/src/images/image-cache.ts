@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { readImageConfig, type ImageConfig } from './image-config.js';
 import { manifestSummary } from './manifest-summary.js';
+import { prepareRootfs, resolveImageUser } from './rootfs-prepare.js';
 import { withFileLock } from './file-lock.js';
 import { classifyPullFailure, ImagePullError, type PullContext } from './pull-error.js';
 import { parseImageReference, type ImageReference } from './reference.js';
@@ -9,8 +11,10 @@ import { runTool } from './run-tool.js';
 import { withToolHome, type RegistryCredentials, type ToolHome } from './tool-home.js';
 
 export interface ImageCacheOptions {
-  /** The server's data directory: the cache is its `images/` folder. */
+  /** The server's data directory: the cache is its `images/` folder, unless `root` says where. */
   dataDir: string;
+  /** Where the cache is (RUNYARD_IMAGE_CACHE_DIR). */
+  root?: string;
   /** Registries spoken to over plain HTTP or without checking their certificate (a local mirror, the tests' registry). */
   insecureRegistries?: readonly string[];
   skopeo?: string;
@@ -31,6 +35,8 @@ export interface PulledImage {
   digest: string;
   /** The unpacked root filesystem, shared by every job of this digest; read-only. */
   rootfs: string;
+  /** What a task in it honours: Env, WorkingDir, User (resolved), Entrypoint, Cmd. */
+  config: ImageConfig;
 }
 
 /**
@@ -57,7 +63,7 @@ export class ImageCache {
   private layoutTurn: Promise<unknown> = Promise.resolve();
 
   constructor(options: ImageCacheOptions) {
-    this.root = path.join(options.dataDir, 'images');
+    this.root = options.root ?? path.join(options.dataDir, 'images');
     this.layout = path.join(this.root, 'oci');
     this.skopeo = options.skopeo ?? 'skopeo';
     this.umoci = options.umoci ?? 'umoci';
@@ -66,6 +72,23 @@ export class ImageCache {
 
   rootfsOf(digest: string): string {
     return path.join(this.root, 'rootfs', digest.replace(':', '-'));
+  }
+
+  /** Where the config of an unpacked image is kept (written before its rootfs is renamed in). */
+  private configFileOf(digest: string): string {
+    return path.join(this.root, 'configs', `${digest.replace(':', '-')}.json`);
+  }
+
+  /** The config of an unpacked image: kept beside it, or read again from the layout (an image unpacked before configs were kept). */
+  configOf(digest: string): ImageConfig {
+    const file = this.configFileOf(digest);
+    if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ImageConfig;
+    return this.readConfig(digest, this.rootfsOf(digest));
+  }
+
+  private readConfig(digest: string, rootfs: string): ImageConfig {
+    const config = readImageConfig(this.layout, digest.replace(':', '-'));
+    return { ...config, ...resolveImageUser(rootfs, config.user) };
   }
 
   async pull(image: string, options: PullOptions = {}): Promise<PulledImage> {
@@ -86,17 +109,21 @@ export class ImageCache {
       const rootfs = this.rootfsOf(digest);
       if (existsSync(rootfs)) {
         say(`${digest} is in the cache`);
-        return { image: ref.canonical, digest, rootfs };
+        return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
       }
-      let pulling = this.inFlight.get(digest);
-      if (pulling) say(`${digest} is being pulled for another job: waiting for it`);
-      else {
-        pulling = this.fetch(ref, digest, home, context, say).finally(() => this.inFlight.delete(digest));
-        this.inFlight.set(digest, pulling);
-      }
-      await pulling;
+      const other = this.inFlight.get(digest);
+      if (other) {
+        say(`${digest} is being pulled for another job: waiting for it`);
+        // Its failure is the other job's (its user's name, its registry account): this pull tries on its own instead.
+        const pulledByOther = await other.then(
+          () => true,
+          () => false,
+        );
+        if (!pulledByOther) say(`the other job's pull of ${digest} failed: pulling it for this job`);
+        if (!pulledByOther) await this.fetchOnce(ref, digest, home, context, say);
+      } else await this.fetchOnce(ref, digest, home, context, say);
       say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
-      return { image: ref.canonical, digest, rootfs };
+      return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
     });
   }
 
@@ -110,6 +137,22 @@ export class ImageCache {
     const digest = ref.digest ?? `sha256:${createHash('sha256').update(result.stdout).digest('hex')}`;
     say(`${ref.canonical} is ${digest}: ${manifestSummary(result.stdout)}`);
     return digest;
+  }
+
+  /** fetch(), as the one pull of the digest under way in this process (a second job of the image waits for it). */
+  private async fetchOnce(
+    ref: ImageReference,
+    digest: string,
+    home: ToolHome,
+    context: PullContext,
+    say: (line: string) => void,
+  ): Promise<void> {
+    const under = this.inFlight.get(digest);
+    if (under) await under.catch(() => undefined);
+    if (existsSync(this.rootfsOf(digest))) return;
+    const pulling = this.fetch(ref, digest, home, context, say).finally(() => this.inFlight.delete(digest));
+    this.inFlight.set(digest, pulling);
+    await pulling;
   }
 
   /** Copies the image by digest into the layout (blobs it has are not fetched again) and unpacks it once. */
@@ -141,7 +184,10 @@ export class ImageCache {
     return turn;
   }
 
-  /** Unpacks beside the final place, makes it read-only, then renames it in: a rootfs that exists is whole. */
+  /**
+   * Unpacks beside the final place, readies it for the sandbox (rootfs-prepare.ts), keeps its config,
+   * makes it read-only, then renames it in: a rootfs that exists is whole, and has its config.
+   */
   private async unpack(tag: string, rootfs: string, home: ToolHome, context: PullContext): Promise<void> {
     const partial = `${path.dirname(rootfs)}/.unpacking-${path.basename(rootfs)}-${process.pid}`;
     mkdirSync(path.dirname(rootfs), { recursive: true });
@@ -151,7 +197,18 @@ export class ImageCache {
       await removeTree(partial);
       throw classifyPullFailure(unpacked.stderr, context);
     }
-    const readOnly = await runTool('chmod', ['-R', 'a-w', partial], home.env);
+    const digest = tag.replace('-', ':');
+    try {
+      prepareRootfs(partial);
+      const configFile = this.configFileOf(digest);
+      mkdirSync(path.dirname(configFile), { recursive: true });
+      writeFileSync(configFile, JSON.stringify(this.readConfig(digest, partial)));
+    } catch (error) {
+      await removeTree(partial);
+      throw classifyPullFailure(String((error as Error).message), context);
+    }
+    // Read-only, and no setuid or setgid program left on the host (in a task they would do nothing: it has no new privileges).
+    const readOnly = await runTool('chmod', ['-R', 'a-w,ug-s', partial], home.env);
     if (readOnly.code !== 0) throw new ImagePullError('failed', `could not make ${partial} read-only: ${readOnly.stderr.trim()}`);
     renameSync(partial, rootfs);
   }

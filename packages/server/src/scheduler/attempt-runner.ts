@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { isTaskNetwork } from '../config.js';
+import { pullTaskImage } from './image-pull.js';
 import { EngineError, WDL_DRIVERS, type EngineServerInfo, type WdlDriverName } from '../engines/engine.js';
 import { engineServerOf } from '../store/engine-server-lookup.js';
 import type { AttemptControl, Executor, ExternalId, TaskEnd, TaskSpec } from '../executors/executor.js';
@@ -220,6 +221,8 @@ export class AttemptRunner {
     const task = await this.ctx.engineFor(job.workflow_type).prepare(job, workflow, this.paths, engineConfig, inputs, server);
     // An engine that must reach a server of its own (a Cromwell client) says so; otherwise the queue's network.
     task.network ??= network;
+    // A container job's image, pulled (or found in the cache) with its owner's account before the launch.
+    await pullTaskImage(this.ctx, this.ref, job, task);
     // A queue of an HPC cluster: which of the executor's clusters runs the task, and in which partition.
     if (queue?.hpc_id) task.placement = { cluster: queue.hpc_id, ...(queue.partition ? { partition: queue.partition } : {}) };
     // All a sandboxed task sees of the data directory: its own directories, and read-only its control

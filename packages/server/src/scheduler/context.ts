@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Engine } from '../engines/engine.js';
 import type { Executor } from '../executors/executor.js';
+import type { ImageCache } from '../images/image-cache.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { DatabaseKind } from '../store/database.js';
 import type { Database } from '../store/schema.js';
@@ -27,6 +28,8 @@ export interface SchedulerContext {
   engineFor(workflowType: string): Engine;
   /** The workspace blob store: where job inputs come from and (S3, Azure) where job outputs are pushed. */
   blobs: BlobStore;
+  /** Where container jobs' images are pulled to and run from. */
+  images: ImageCache;
   log: SchedulerLog;
   /** Set by stop(): from then on nothing is written. */
   readonly signal: AbortSignal;

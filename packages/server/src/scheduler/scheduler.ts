@@ -12,6 +12,7 @@ import { createBlobStore } from '../storage/registry.js';
 import type { Store } from '../store/database.js';
 import { AttemptRunner, RUNNING_MARK_DELAY_MS } from './attempt-runner.js';
 import { claimJobs } from './claim.js';
+import { ImageCache } from '../images/image-cache.js';
 import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.js';
 import { releaseLeases, renewLeases } from './lease.js';
 import { reapExpired } from './reaper.js';
@@ -84,6 +85,11 @@ export class Scheduler {
         createExecutors(options.config, { slurmClusters: hpcClusterLookup(options.store.db), slurmPollMs: options.config.slurmPollMs }),
       engineFor: options.engineFor ?? engineFor,
       blobs: options.blobs ?? createBlobStore(options.config),
+      images: new ImageCache({
+        dataDir: options.config.dataDir,
+        root: options.config.imageCacheDir,
+        insecureRegistries: options.config.insecureRegistries,
+      }),
       log: SILENT_LOG,
       signal: this.stopping.signal,
       // Where the store tells its commits, the commit of the settle woke a pass already (start()).

@@ -20,6 +20,7 @@ import * as jobsClaimOrder from './migrations/0017-jobs-claim-order.js';
 import * as queuePidsLimit from './migrations/0018-queue-pids-limit.js';
 import * as uploadsManaged from './migrations/0019-uploads-managed.js';
 import * as jobsResourcesNote from './migrations/0020-jobs-resources-note.js';
+import * as jobsImageDigest from './migrations/0021-jobs-image-digest.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-queue-pids-limit': queuePidsLimit,
   '0019-uploads-managed': uploadsManaged,
   '0020-jobs-resources-note': jobsResourcesNote,
+  '0021-jobs-image-digest': jobsImageDigest,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

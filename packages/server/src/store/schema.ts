@@ -130,6 +130,8 @@ export interface JobTable {
   memory_gib: Generated<number>;
   /** Set when the local executor gives the job less than it asked for (cappedNote), for its document. */
   resources_note: Generated<string | null>;
+  /** The digest of the image the job runs in (set when it is pulled); null: no image. */
+  image_digest: Generated<string | null>;
   storage_size_gb: number;
   /** Dollars; -1 means no limit. */
   cost_limit: number;

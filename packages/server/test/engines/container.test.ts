@@ -15,6 +15,8 @@ import { fakeRuntime } from './fake-runtime.js';
 import { jobRow, pathsFor, workflowRow } from './rows.js';
 
 const config = loadConfig({ RUNYARD_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'runyard-cfg-')), PATH: process.env.PATH });
+/** A server whose container jobs run on the host's system (RUNYARD_JOB_IMAGES=host). */
+const hostConfig = { ...config, jobImages: 'host' as const };
 
 describe('container engine', () => {
   it('runs bash -c BASH_JOB_SCRIPT with the command as RUNYARD_COMMAND, <prefix><name>, <value> as RUNYARD_ARG_* and RUNYARD_PARAM_* variables, on the host by default', async () => {
@@ -48,9 +50,18 @@ describe('container engine', () => {
     });
     assert.equal(task.cwd, paths.work);
     assert.equal(task.logFile, path.join(paths.logs, 'stdout.txt'));
-    assert.deepEqual(task.preamble, [
-      'Runyard: no container runtime is configured; this job runs on the host, not in the image library/ubuntu.',
-    ]);
+    // By default in the workflow's image, which the scheduler pulls before the launch (test/image-jobs).
+    assert.deepEqual(task.image, { name: 'library/ubuntu' });
+    assert.deepEqual(task.preamble, []);
+    const onHost = await containerEngine.prepare(job, workflowRow(), paths, hostConfig);
+    assert.equal(onHost.image, undefined);
+    assert.deepEqual(onHost.preamble, ['Runyard: this job runs on the host, not in the image library/ubuntu: RUNYARD_JOB_IMAGES=host.']);
+    const unconfined = await containerEngine.prepare(job, workflowRow(), paths, { ...config, sandbox: 'none' });
+    assert.equal(unconfined.image, undefined);
+    assert.match(unconfined.preamble![0], /runs on the host, not in the image library\/ubuntu: images run in the sandbox only/);
+    const noImage = await containerEngine.prepare(job, workflowRow({ container_name: null }), paths, config);
+    assert.equal(noImage.image, undefined);
+    assert.deepEqual(noImage.preamble, ['Runyard: the workflow names no container image; this job runs on the host (in the sandbox).']);
   });
 
   it('passes staged inputs as paths, with RUNYARD_FILES_<NAME>, and mounts them read-only into a container', async () => {
@@ -311,7 +322,7 @@ describe('container engine', () => {
       jobRow({ command: 'env -0 > env.bin; printf "%s\\0" > args.bin', params }),
       workflowRow(),
       paths,
-      config,
+      hostConfig,
     );
     // Values (each holds the marker's path) are on no command line, the wrapper's included.
     assert.ok(!task.argv.some((a) => a.includes(marker)), task.argv.join(' '));

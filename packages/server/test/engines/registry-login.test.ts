@@ -112,16 +112,14 @@ describe('registry login of container jobs (dockerLogin)', () => {
     );
   });
 
-  it('says in the log that it has no effect without a container runtime', async () => {
+  it('says in the log that it has no effect when the job runs on the host (RUNYARD_JOB_IMAGES=host)', async () => {
     const task = await containerEngine.prepare(
       jobRow({ command: 'x', docker_login: 1 }),
       workflowRow(),
       pathsFor(),
-      config,
+      { ...config, jobImages: 'host' },
       inputsWith([]),
     );
-    assert.ok(
-      task.preamble?.includes('Runyard: dockerLogin has no effect here: no container runtime is configured, so no image is pulled.'),
-    );
+    assert.ok(task.preamble?.includes('Runyard: dockerLogin has no effect here: this job runs on the host, so no image is pulled.'));
   });
 });

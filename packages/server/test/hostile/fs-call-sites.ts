@@ -73,9 +73,24 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "the image cache's lock file (<dataDir>/images/oci.lock), which no task sees",
   },
   'images/image-cache.ts': {
-    names: ['existsSync', 'mkdirSync', 'renameSync', 'rmSync'],
+    names: ['existsSync', 'mkdirSync', 'readFileSync', 'renameSync', 'rmSync', 'writeFileSync'],
     kind: 'server',
-    why: "the image cache's own folders under <dataDir>/images (no task writes there; an unpacked image is read-only, and rm -r never follows the links an image holds)",
+    why: "the image cache's own folders under <dataDir>/images (no task writes there; an unpacked image is read-only, and rm -r never follows the links an image holds), and the config kept beside each image (configs/, written by the server)",
+  },
+  'images/image-config.ts': {
+    names: ['lstatSync', 'readFileSync'],
+    kind: 'server',
+    why: "the image cache's OCI layout, written by skopeo (blobs by digest, regular files: lstat checks before the read); no task sees it",
+  },
+  'images/rootfs-prepare.ts': {
+    names: ['closeSync', 'lstatSync', 'mkdirSync', 'openSync', 'readFileSync', 'rmSync', 'unlinkSync'],
+    kind: 'server',
+    why: "an image just unpacked, before any task sees it (nothing can change it meanwhile): every call looks with lstat first, replaces an image's link rather than following it, and reads /etc/passwd and /etc/group only as regular files",
+  },
+  'executors/sandbox/image-root.ts': {
+    names: ['existsSync', 'lstatSync', 'readdirSync', 'readlinkSync'],
+    kind: 'server',
+    why: "an unpacked image in the cache (read-only, shared, no task writes it): its entries are listed with lstat and its links read, never followed; runyard-enter's build",
   },
   'images/tool-home.ts': {
     names: ['mkdirSync', 'mkdtempSync', 'rmSync', 'writeFileSync'],

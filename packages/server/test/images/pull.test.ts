@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { ImageCache } from '../../src/images/image-cache.js';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { registryToolsMissing, startRegistry } from '../../../../test/support/registry.js';
@@ -83,6 +84,45 @@ describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { 
     assert.deepEqual(fx.skopeoRuns().slice(before).sort(), ['copy', 'inspect', 'inspect']);
     assert.ok(lines.some((l) => l.endsWith('was pulled by another server process meanwhile')));
     assert.ok(!existsSync(path.join(dataDir, 'images/oci.lock')), 'the lock is released');
+  });
+
+  it("a job waiting for another job's pull that fails pulls on its own, and never gets the other's message", async () => {
+    // skopeo whose first copy fails as a registry refusing someone else would (the other job's user named in it).
+    const failOnce = path.join(fx.dir, 'fail-next-copy');
+    const flaky = path.join(fx.dir, 'skopeo-flaky');
+    // It fails once the second pull is waiting for it (the test makes this file then).
+    const waiting = path.join(fx.dir, 'second-is-waiting');
+    writeFileSync(failOnce, '');
+    writeFileSync(
+      flaky,
+      `#!/bin/sh\nif [ "$1" = copy ] && rm '${failOnce}' 2>/dev/null; then i=0; while [ ! -e '${waiting}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo 'denied: the user "alice-other" may not' >&2; exit 1; fi\nexec skopeo "$@"\n`,
+    );
+    chmodSync(flaky, 0o755);
+    const cache = new ImageCache({ dataDir: path.join(fx.dir, 'flaky-data'), insecureRegistries: [fx.registry.host], skopeo: flaky });
+    const second: string[] = [];
+    // The second starts once the first resolved the digest: from then on the first's pull is the one under way.
+    let startSecond!: () => void;
+    const secondStarted = new Promise<void>((resolve) => (startSecond = resolve));
+    const [a, b] = await Promise.allSettled([
+      cache.pull(ref('t/a:1'), { onProgress: (l) => / is sha256:/.test(l) && startSecond() }),
+      secondStarted.then(() =>
+        cache.pull(ref('t/a:1'), {
+          onProgress: (l) => {
+            second.push(l);
+            if (l.includes('being pulled for another job')) writeFileSync(waiting, '');
+          },
+        }),
+      ),
+    ]);
+    assert.equal(a.status, 'rejected');
+    assert.equal(b.status, 'fulfilled', String((b as PromiseRejectedResult).reason));
+    assert.ok(
+      second.some((l) => l.includes('being pulled for another job')),
+      second.join('\n'),
+    );
+    assert.ok(second.some((l) => l.includes("the other job's pull") && l.includes('failed: pulling it for this job')));
+    assert.ok(!second.join('\n').includes('alice-other'));
+    assert.ok(existsSync(path.join((b as PromiseFulfilledResult<{ rootfs: string }>).value.rootfs, 'usr/local/bin/hello-a')));
   });
 
   it('says unreachable for a registry that is down', async () => {

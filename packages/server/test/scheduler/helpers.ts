@@ -21,6 +21,7 @@ import { createSandbox, type Sandbox } from '../../src/executors/sandbox/sandbox
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { workflowRow } from '../engines/rows.js';
 
 /** test/fixtures/bin: the fixture nextflow. */
@@ -56,6 +57,7 @@ export function testConfig(env: NodeJS.ProcessEnv = {}): Config {
     PATH: process.env.PATH,
     ...nextflowHomeEnv(),
     ...TEST_CAPACITY,
+    ...TEST_JOB_IMAGES,
     ...env,
   });
 }

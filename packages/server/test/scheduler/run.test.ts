@@ -45,7 +45,7 @@ describe('scheduler: jobs run to their final status', { timeout: 300_000 }, () =
     assert.ok(job.start_time && job.end_time && job.start_time <= job.end_time);
     assert.equal(job.attempt, 1);
     const out = stdoutOf(env, id);
-    assert.match(out, /^Runyard: no container runtime is configured; this job runs on the host, not in the image library\/ubuntu\.\n/);
+    assert.match(out, /^Runyard: this job runs on the host, not in the image library\/ubuntu: RUNYARD_JOB_IMAGES=host\.\n/);
     assert.ok(out.includes(`hello from ${id}\n`), out);
     assert.ok(out.endsWith('<--my-input><a b>'), out);
     assert.ok(out.includes('env=a b\n'), out);

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '@runyard/server';
 import { printedValue } from '../../../../test/support/printed-value.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
@@ -58,6 +59,7 @@ describe('scheduler in the server: submit, run, abort over HTTP', { timeout: 300
         RUNYARD_SCHEDULER_POLL_MS: String(POLL_MS),
         RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
         ...TEST_CAPACITY,
+        ...TEST_JOB_IMAGES,
         ...nextflowHomeEnv(),
       },
       (line) => lines.push(line),

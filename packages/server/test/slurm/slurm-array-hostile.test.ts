@@ -24,6 +24,7 @@ import { SlurmExecutor, type SlurmId } from '../../src/executors/slurm/slurm-exe
 import type { HpcClusterRecord } from '../../src/store/hpc-cluster-lookup.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
 import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
@@ -297,6 +298,7 @@ describe('an array job with a hostile row through the whole server on Slurm', { 
         RUNYARD_SCHEDULER_POLL_MS: '200',
         RUNYARD_SLURM_POLL_MS: '300',
         ...TEST_CAPACITY,
+        ...TEST_JOB_IMAGES,
       },
       (line) => lines.push(line),
     );

@@ -7,6 +7,7 @@ import { startServer, type RunningServer } from '@runyard/server';
 import { printedValue } from '../../../../test/support/printed-value.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
+import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
@@ -98,6 +99,7 @@ describe('jobs on a Slurm cluster (execution platform hpc)', { timeout: 600_000 
       RUNYARD_CPU_HOUR_COST_CENTS: '100',
       RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
       ...TEST_CAPACITY,
+      ...TEST_JOB_IMAGES,
       ...nextflowHomeEnv(),
     };
     await start();

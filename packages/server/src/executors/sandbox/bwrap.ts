@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { TaskSpec } from '../executor.js';
+import type { ImageRun, TaskSpec } from '../executor.js';
+import { ENTER_IN_SANDBOX, imageRootArgs } from './image-root.js';
 import type { EtcView } from './etc-snapshot.js';
 import type { TaskNetwork } from '../../config.js';
 import { OUTBOUND_BWRAP_OPTIONS } from './task-network.js';
@@ -82,11 +83,30 @@ function dropTo(user: HostUser): string[] {
   ];
 }
 
-/** Its own user namespace (nobody, mapped to the server's uid, unable to make another), unless it runs as a host user. */
-function userArgs(user: HostUser): string[] {
+/**
+ * Its own user namespace (nobody, mapped to the server's uid, unable to make another), unless it
+ * runs as a host user. In an image: the image's user (root when it names none, as docker runs it),
+ * with no capabilities even as root of the namespace.
+ */
+function userArgs(user: HostUser, image: ImageRun | null): string[] {
   if (user) return [];
+  if (image)
+    return ['--unshare-user', '--uid', String(image.uid ?? 0), '--gid', String(image.gid ?? 0), '--disable-userns', '--cap-drop', 'ALL'];
   return ['--unshare-user', '--uid', String(TASK_ID), '--gid', String(TASK_ID), '--disable-userns'];
 }
+
+/**
+ * What runs the task's argv in the sandbox: on the host's system, env with the stop signals at their
+ * defaults (after setpriv for a host user); in an image, runyard-enter, which does both and loads
+ * nothing of the image while it is root.
+ */
+function entryArgs(user: HostUser, image: ImageRun | null): string[] {
+  if (!image) return [...dropTo(user), ENV, `--default-signal=${STOP_SIGNALS}`, '--'];
+  return [ENTER_IN_SANDBOX, ...(user ? ['--uid', String(user.uid), '--gid', String(user.gid)] : []), '--'];
+}
+
+/** The host's name resolution over the image's, for a task on the host's network (the image's files name none of its hosts). */
+const HOST_NAME_FILES = ['--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf', '--ro-bind-try', '/etc/hosts', '/etc/hosts'];
 
 /** The signals of a graceful stop (wrapper.ts traps the same). */
 const STOP_SIGNALS = 'TERM,INT,HUP';
@@ -256,7 +276,10 @@ function bwrapCommand(
 ): string[] {
   // env would read a NAME=VALUE first word as a variable, not as the program.
   if (!task.argv[0] || task.argv[0].includes('=')) throw new Error(`Not a program name: ${JSON.stringify(task.argv[0])}`);
-  const readable = [...pathDirs(task), ...(task.readable ?? [])];
+  if (task.image && !task.image.run) throw new Error(`The image ${task.image.name} was not pulled before the task's launch.`);
+  const image = task.image?.run ?? null;
+  // In an image the task's PATH is the image's: nothing of the host's is bound for it.
+  const readable = [...(image ? [] : pathDirs(task)), ...(task.readable ?? [])];
   const writable = [task.cwd, ...(task.writable ?? [])];
   // The copy of /etc is read-only and has no mount point for a bind under it: then each entry is bound.
   // An outbound task's resolv.conf is mounted over the copy's, which must have one (a mount point).
@@ -269,13 +292,14 @@ function bwrapCommand(
   return [
     bwrap,
     ...(dieWithParent ? ['--die-with-parent'] : []),
-    ...userArgs(user),
+    ...userArgs(user, image),
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
     '--unshare-cgroup-try',
     ...(network === 'none' ? ['--unshare-net'] : []),
-    ...systemArgs(etcCopy, user),
+    ...(image ? imageRootArgs(image.rootfs, [...readable, ...writable]) : systemArgs(etcCopy, user)),
+    ...(image && network === 'host' ? HOST_NAME_FILES : []),
     ...(network === 'outbound' ? OUTBOUND_BWRAP_OPTIONS : []),
     '--proc',
     '/proc',
@@ -298,10 +322,7 @@ function bwrapCommand(
     '--chdir',
     task.cwd,
     '--',
-    ...dropTo(user),
-    ENV,
-    `--default-signal=${STOP_SIGNALS}`,
-    '--',
+    ...entryArgs(user, image),
     ...task.argv,
   ];
 }

@@ -1,0 +1,113 @@
+import type { Config } from '../config.js';
+import { EngineError, type JobRow } from '../engines/engine.js';
+import type { TaskSpec } from '../executors/executor.js';
+import { taskHostUser } from '../executors/sandbox/sandbox.js';
+import { appendLogLines } from '../executors/task-files.js';
+import { DEFAULT_IMAGE_PATH, type ImageConfig } from '../images/image-config.js';
+import { ImagePullError } from '../images/pull-error.js';
+import { parseImageReference } from '../images/reference.js';
+import type { RegistryCredentials } from '../images/tool-home.js';
+import { unseal } from '../store/secret-box.js';
+import type { AttemptRef, SchedulerContext } from './context.js';
+
+/** Docker Hub's names: an account linked under any of them is Docker Hub's. */
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/**
+ * Pulls the image a task runs in (TaskSpec.image) into the shared cache, with the job's owner's
+ * account at its registry when they linked one (`runyard user docker-login`; anonymously
+ * otherwise), writing the pull's progress to the job's log, and readies the task to run in it:
+ * the image's environment under the job's own variables, its PATH, its entrypoint before the
+ * command, its user. Records the image's digest on the job, so the cache keeps the image while the
+ * job runs. A pull that fails throws an EngineError with the pull's own message (which never holds
+ * the password).
+ */
+export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job: JobRow, task: TaskSpec): Promise<void> {
+  const image = task.image;
+  if (!image || image.run) return;
+  let registry: string;
+  try {
+    registry = parseImageReference(image.name).registry;
+  } catch (e) {
+    throw new EngineError(`The workflow's container image cannot be pulled: ${(e as Error).message}`);
+  }
+  const credentials = await ownersAccount(ctx, job, registry);
+  if (!credentials && job.docker_login === 1) {
+    throw new EngineError(
+      `dockerLogin: you have no docker registry account at "${registry}" (the registry of the image ${image.name}); ` +
+        `link one with "runyard user docker-login --registry ${registry} --username NAME".`,
+    );
+  }
+  // The log's lines in order, each written as it comes (a pull can take minutes).
+  let writing: Promise<void> = Promise.resolve();
+  const say = (line: string) => {
+    writing = writing.then(() => appendLogLines(task.logFile, [`Runyard: image: ${line}`])).catch(() => undefined);
+  };
+  let pulled;
+  try {
+    pulled = await ctx.images.pull(image.name, { credentials, onProgress: say });
+  } catch (e) {
+    await writing;
+    if (e instanceof ImagePullError) throw new EngineError(`The image could not be pulled: ${e.message}`);
+    throw e;
+  } finally {
+    await writing;
+  }
+  const { config } = pulled;
+  if (config.userProblem) throw new EngineError(`The image ${image.name} cannot run: ${config.userProblem}.`);
+  await ctx.db
+    .updateTable('jobs')
+    .set({ image_digest: pulled.digest })
+    .where('id', '=', ref.id)
+    .where('attempt', '=', ref.attempt)
+    .execute();
+  image.run = { digest: pulled.digest, rootfs: pulled.rootfs, uid: config.uid, gid: config.gid };
+  task.env = imageEnv(config, task.env);
+  task.argv = [...config.entrypoint, ...task.argv];
+  task.preamble = [...(task.preamble ?? []), ...imageNotes(ctx.config, image.name, pulled.digest, config)];
+}
+
+/**
+ * The task's environment in the image, as `docker run -e` makes it: the image's variables, then
+ * the job's over them, but the image's PATH (docker's default when it sets none): the host's PATH
+ * names the host's folders.
+ */
+export function imageEnv(config: ImageConfig, own: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of config.env) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  const path = env.PATH || DEFAULT_IMAGE_PATH;
+  return { ...env, ...own, PATH: path };
+}
+
+/** What the job's log says of the image it runs in, and of what of its config does not apply here. */
+function imageNotes(config: Config, name: string, digest: string, image: ImageConfig): string[] {
+  const notes = [`Runyard: this job runs in the image ${name} (${digest}), read-only but for the job's own folders, /tmp and /var/tmp.`];
+  if (image.entrypoint.length) notes.push(`Runyard: the image's entrypoint runs the command: ${JSON.stringify(image.entrypoint)}.`);
+  if (image.workingDir)
+    notes.push(`Runyard: the command runs in the job's work directory, not in the image's WorkingDir ${image.workingDir} (as docker run -w does).`);
+  const host = taskHostUser(config);
+  if (host && image.user)
+    notes.push(`Runyard: the task runs as uid ${host.uid} (RUNYARD_TASK_UID, this server runs as root), not as the image's user ${image.user}.`);
+  return notes;
+}
+
+/** The job's owner's account at the registry, with its password unsealed; null when they linked none. */
+async function ownersAccount(ctx: SchedulerContext, job: JobRow, registry: string): Promise<RegistryCredentials | null> {
+  const rows = await ctx.db
+    .selectFrom('docker_registries')
+    .select(['registry', 'username', 'password_sealed'])
+    .where('user_id', '=', job.user_id)
+    .execute();
+  const row = rows.find((r) => r.registry === registry || (DOCKER_HUB.has(r.registry) && DOCKER_HUB.has(registry)));
+  if (!row) return null;
+  try {
+    return { username: row.username, password: unseal(ctx.config.secretKeyFile, row.password_sealed) };
+  } catch {
+    throw new EngineError(
+      `The docker registry account at "${row.registry}" cannot be read with this server's secret key (RUNYARD_SECRET_KEY_FILE); link it again.`,
+    );
+  }
+}
