@@ -23,7 +23,7 @@ describe('runyard user docker-login', () => {
   it('links an account with the password from stdin, lists it in users/me without it, and unlinks it', async () => {
     const r = await runCli(['user', 'docker-login', '--registry', 'ghcr.io', '--username', 'me', ...conn], { input: 'gh-token-123\n' });
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(r.stdout, 'Linked me at ghcr.io; jobs launched with --use-private-docker-repository log in with it.\n');
+    assert.equal(r.stdout, 'Linked me at ghcr.io: the images of your jobs at ghcr.io are pulled with it.\n');
     assert.ok(!r.stdout.includes('gh-token-123') && !r.stderr.includes('gh-token-123'));
     const me = await client.getUserInfo();
     assert.deepEqual(

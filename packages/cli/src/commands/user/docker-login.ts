@@ -14,7 +14,7 @@ export interface DockerLoginOptions extends ConnectionFlags {
 /**
  * Links the user's account at a docker registry: the password (or access token) is read from stdin
  * (asked without echo on a terminal), never from the command line; the server keeps it sealed and
- * never shows it. Jobs launched with --use-private-docker-repository then log in with it.
+ * never shows it. The images of the user's jobs at that registry are then pulled with it.
  */
 export async function dockerLogin(opts: DockerLoginOptions, ctx: CliContext): Promise<void> {
   const conn = resolveConnection(opts, ctx, { workspace: false });
@@ -31,7 +31,7 @@ export async function dockerLogin(opts: DockerLoginOptions, ctx: CliContext): Pr
     client.linkDockerRegistry({ registry: opts.registry, username: opts.username, password }),
   );
   ctx.stdout.write(
-    `Linked ${account.username} at ${account.registry}; jobs launched with --use-private-docker-repository log in with it.\n`,
+    `Linked ${account.username} at ${account.registry}: the images of your jobs at ${account.registry} are pulled with it.\n`,
   );
 }
 
