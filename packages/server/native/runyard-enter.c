@@ -58,6 +58,11 @@ static void drop(long uid, long gid) {
 }
 
 int main(int argc, char **argv) {
+  /* What the container runtime's probe runs (engines/container-runtime.ts): a static program any rootfs can hold. */
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    puts("runyard-enter 1");
+    return 0;
+  }
   long uid = -1, gid = -1;
   int i = 1;
   for (; i < argc && strcmp(argv[i], "--"); i++) {

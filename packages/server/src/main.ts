@@ -15,7 +15,7 @@ import { openStore, type Store } from './store/database.js';
 import { newThreadTurnsBuffer } from './store/thread-turns.js';
 import { makePrivateDir } from './store/private-files.js';
 import { createExecutors } from './executors/registry.js';
-import { containerRuntimeOf } from './engines/container-runtime.js';
+import { containerRuntimeOf, probeContainerRuntime } from './engines/container-runtime.js';
 import { hostNetworkWarning, taskUserNote, UNCONFINED_WARNING } from './executors/sandbox/sandbox.js';
 import { leftOutNote, withUsableTaskPath } from './executors/sandbox/task-path.js';
 import { queuesOnHostNetwork } from './services/queues.js';
@@ -63,6 +63,7 @@ export async function startServer(env: NodeJS.ProcessEnv = process.env, out: (li
   // Before anything else: without the configured sandbox or container runtime the server does not start at all.
   createExecutors(config);
   containerRuntimeOf(config);
+  await probeContainerRuntime(config);
   const bound = await bindServer(config);
   let store: Store | undefined;
   try {
@@ -146,6 +147,7 @@ export async function startSchedulerProcess(
   const { config, leftOut } = withUsableTaskPath(loadConfig(env));
   createExecutors(config);
   containerRuntimeOf(config);
+  await probeContainerRuntime(config);
   makePrivateDir(config.dataDir);
   const store = openStore(databaseUrlOf(config));
   let hostQueues: string[];

@@ -97,6 +97,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     kind: 'server',
     why: "a private 0700 home for skopeo and umoci with the pull's auth file, under the server's own data directory",
   },
+  'engines/container-runtime.ts': {
+    names: ['copyFileSync', 'mkdtempSync', 'rmSync'],
+    kind: 'server',
+    why: "the start-up probe's root filesystem: a fresh private folder of the server's under the system's temporary directory, holding a copy of runyard-enter, removed after",
+  },
   'engines/nextflow-home.ts': {
     names: ['existsSync', 'mkdirSync', 'readdirSync'],
     kind: 'task-writable',
@@ -230,6 +235,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "the folders of the task PATH, the host's (read at the server's start)",
   },
   'executors/sandbox/task-network.ts': { names: ['accessSync', 'constants'], kind: 'server', why: '/dev/net/tun' },
+  'executors/slurm/image-on-node.ts': {
+    names: ['constants', 'copyFile', 'rm'],
+    kind: 'server',
+    why: `the attempt's copy of runyard-enter in ${CONTROL}, which its task sees read-only`,
+  },
   'executors/slurm/slurm-array.ts': {
     names: ['open', 'readFile', 'writeFile'],
     kind: 'task-writable',
