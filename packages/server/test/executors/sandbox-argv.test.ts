@@ -36,6 +36,7 @@ const ARITY: Record<string, number> = {
   '--symlink': 2,
   '--ro-bind-fd': 2,
   '--ro-bind-data': 2,
+  '--cap-drop': 1,
 };
 
 /** bwrap's command line from its program on: each option with its arguments, and the command after `--`. */
@@ -210,6 +211,51 @@ describe('bwrap argv: the confinement of a task, option by option', () => {
       parse(bwrapArgv(BWRAP, t, HOST)).options.filter((o) => o[0] === '--dir'),
       [],
     );
+  });
+
+  it("a task in an image: the image's root, not the host's; its user in the namespace, no capabilities; runyard-enter runs it", () => {
+    const rootfs = mkdtempSync(path.join(scratch, 'rootfs-'));
+    for (const dir of ['usr', 'etc', 'opt']) fs.mkdirSync(path.join(rootfs, dir));
+    const image = { name: 'r.io/t/a:1', run: { digest: `sha256:${'a'.repeat(64)}`, rootfs, uid: 1234, gid: 2345 } };
+    const t = task({ image, env: { PATH: '/opt/tool/bin:/usr/bin' }, writable: ['/srv/job/results'], readable: ['/srv/in/a.txt'] });
+    const { options, command } = parse(bwrapArgv(BWRAP, t, NONE));
+    // Its user: the image's, in a user namespace that cannot make another, with every capability dropped (also as its root).
+    assert.deepEqual(options.slice(1, 5), [['--unshare-user'], ['--uid', '1234'], ['--gid', '2345'], ['--disable-userns']]);
+    present(options, '--uid', '1234');
+    present(options, '--gid', '2345');
+    assert.deepEqual(options[5], ['--cap-drop', 'ALL']);
+    // The image's entries, bound read-only at the root; nothing of the host's system, /etc or PATH folders.
+    present(options, '--ro-bind', path.join(rootfs, 'usr'), '/usr');
+    present(options, '--ro-bind', path.join(rootfs, 'etc'), '/etc');
+    present(options, '--ro-bind', path.join(rootfs, 'opt'), '/opt');
+    absent(options, '--ro-bind', '/usr', '/usr');
+    assert.ok(!options.some((o) => o[1]?.startsWith('/etc/') && o[0] === '--ro-bind-try'), 'no host /etc entry');
+    assert.ok(!options.some((o) => o[1] === '/opt/tool/bin'), 'no PATH folder of the host');
+    // runyard-enter, bound read-only, runs the argv (no setpriv, no env of the host).
+    const enter = options.find((o) => o[0] === '--ro-bind' && o[2] === '/.runyard/enter');
+    assert.ok(enter && enter[1].endsWith('native/build/runyard-enter'), text(options).join(' | '));
+    assert.deepEqual(command, ['/.runyard/enter', '--', 'sh', '-c', 'echo hi']);
+    // Its own binds and the rest of the sandbox as for any task, then the root made read-only.
+    present(options, '--bind', '/srv/job/work', '/srv/job/work');
+    present(options, '--bind', '/srv/job/results', '/srv/job/results');
+    present(options, '--ro-bind-try', '/srv/in/a.txt', '/srv/in/a.txt');
+    present(options, '--tmpfs', '/tmp');
+    assert.deepEqual(options.at(-2), ['--remount-ro', '/']);
+    // Root of the image when it names no user.
+    const root = parse(bwrapArgv(BWRAP, task({ image: { ...image, run: { ...image.run, uid: null, gid: null } } }), NONE)).options;
+    present(root, '--uid', '0');
+    present(root, '--gid', '0');
+    // A root server: no user namespace; runyard-enter drops to the host user.
+    const asHost = parse(bwrapArgv(BWRAP, t, NONE, { uid: 1001, gid: 1002 }));
+    absent(asHost.options, '--unshare-user');
+    assert.deepEqual(asHost.command, ['/.runyard/enter', '--uid', '1001', '--gid', '1002', '--', 'sh', '-c', 'echo hi']);
+    // On the host's network the host's name resolution is bound over the image's; on its own none is.
+    const host = parse(bwrapArgv(BWRAP, t, HOST)).options;
+    present(host, '--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf');
+    present(host, '--ro-bind-try', '/etc/hosts', '/etc/hosts');
+    absent(options, '--ro-bind-try', '/etc/resolv.conf', '/etc/resolv.conf');
+    // An image that was not pulled is never run on the host's root instead.
+    assert.throws(() => bwrapArgv(BWRAP, task({ image: { name: 'r.io/t/a:1' } }), NONE), /was not pulled before the task's launch/);
   });
 
   it('the status argv: bwrap reports on the fd given, and does not die with its parent (the spawner)', () => {
