@@ -134,12 +134,14 @@ export async function submitJob(
   await checkJobInputs(db, storage, ctx.workspaceId, body);
   const isModule = (MODULE_GROUPS as readonly string[]).includes(workflow.group_name);
   const placement = await placeJob(db, ctx.workspaceId, body, workflowType === 'wdl' ? 'cromwell' : 'nextflow', isModule);
-  // In its image, a container job would run the runtime's CLI on a cluster node, outside the sandbox: not yet.
+  // With a container runtime, a container job runs the runtime's CLI, outside the sandbox, which a cluster's node does not
+  // have for it; without one its image runs in the sandbox on every executor (scheduler/image-pull.ts), Slurm's too.
   if (placement.hpcId && workflowType === 'docker' && config.containerRuntime && workflow.container_name) {
     throw new AppError(
       'VALIDATION_FAILED',
       `Workflow ${quoted(workflow.name)} runs in the container image ${quoted(workflow.container_name)}, and container jobs ` +
-        'do not run on HPC clusters yet: run it on a local queue (executionPlatform aws or azure).',
+        `do not run on HPC clusters yet through a container runtime (RUNYARD_CONTAINER_RUNTIME=${config.containerRuntime}): ` +
+        'run it on a local queue (executionPlatform aws or azure). Without a runtime, images run on HPC clusters in the sandbox.',
     );
   }
   if (body.arrayFile || body.customScriptFile) checkBashExtras(body, workflow);

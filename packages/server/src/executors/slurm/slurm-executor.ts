@@ -9,6 +9,7 @@ import { pidsLimitOf } from '../sandbox/cgroup.js';
 import type { Sandbox } from '../sandbox/sandbox.js';
 import { fenceAttempt, readExitFile, wrapperArgv } from '../wrapper.js';
 import { BATCH_SCRIPT } from './batch-script.js';
+import { imageArgvOnNode, placeEnter, removeEnter, splitImageEnv } from './image-on-node.js';
 import {
   ArrayLogs,
   arrayElementArgv,
@@ -101,6 +102,12 @@ export class SlurmExecutor implements Executor {
             "the nodes would not see it (put the server's data directory, RUNYARD_DATA_DIR, inside it).",
         );
     }
+    const image = task.image?.run;
+    if (image && !isPathInside(cluster.sharedDirectory, path.resolve(image.rootfs)))
+      throw new Error(
+        `The image ${task.image?.name ?? ''} is unpacked in ${image.rootfs}, not in HPC cluster ${cluster.name}'s shared directory ` +
+          `${cluster.sharedDirectory}: the nodes would not see it (put the image cache, RUNYARD_IMAGE_CACHE_DIR, inside it).`,
+      );
     await makeTaskDirectories(task, control);
     await this.options.sandbox.prepare?.(task);
     await appendLogLines(task.logFile, [this.options.sandbox.note, ...(task.preamble ?? [])]);
@@ -111,11 +118,13 @@ export class SlurmExecutor implements Executor {
     const envFile = path.join(control.dir, `attempt-${control.attempt}.env`);
     // An array task: a Slurm array, each element running one row (slurm-array.ts); else the wrapper around the task.
     const array = task.array ? { ...task.array, logFile: task.logFile } : null;
-    const argv = array
-      ? arrayElementArgv(control, array, this.options.sandbox.argv({ ...task, array: undefined }))
-      : wrapperArgv(control, this.options.sandbox.argv(task));
+    // In an image: the node's programs run without the variables that would steer them (image-on-node.ts).
+    const env = image ? splitImageEnv(task.env) : { host: task.env, inSandbox: {} };
+    let sandboxed = this.options.sandbox.argv({ ...task, env: env.host, array: undefined });
+    if (image) sandboxed = imageArgvOnNode(sandboxed, task, await placeEnter(control), env.inSandbox);
+    const argv = array ? arrayElementArgv(control, array, sandboxed) : wrapperArgv(control, sandboxed);
     const carried = {
-      ...task.env,
+      ...env.host,
       RUNYARD_SLURM_ARGC: String(argv.length),
       ...Object.fromEntries(argv.map((a, i) => [`RUNYARD_SLURM_ARGV_${i}`, a])),
     };
@@ -268,6 +277,7 @@ export class SlurmExecutor implements Executor {
   }
 
   private async ended(control: AttemptControl, id: SlurmId, status: SlurmStatus, logs?: ArrayLogs): Promise<TaskEnd> {
+    if (status.kind !== 'active') await removeEnter(control);
     const array = status.kind === 'active' ? null : await this.concludedArray(control, logs);
     const exitCode = await this.recordedExit(control, array);
     const stopped = await readLimits(control);
