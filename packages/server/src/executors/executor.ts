@@ -86,6 +86,13 @@ export interface ImageRun {
   /** The image's user, resolved from its /etc/passwd; null: root (inside the task's user namespace). */
   uid: number | null;
   gid: number | null;
+  /**
+   * Variables the sandbox sets for the task over its own env (the image's Env, its PATH): an
+   * image's config is its pusher's text, so they never reach what runs before the sandbox (as root
+   * on a root server: an LD_PRELOAD, a BASH_ENV), only the task, through bwrap's --setenv. Not
+   * secret: whoever pulls the image reads them.
+   */
+  env?: Record<string, string>;
 }
 
 /** Where an attempt keeps its control files (pid, exit code), outside the job's storage. */

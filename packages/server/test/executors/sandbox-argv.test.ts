@@ -37,6 +37,7 @@ const ARITY: Record<string, number> = {
   '--ro-bind-fd': 2,
   '--ro-bind-data': 2,
   '--cap-drop': 1,
+  '--setenv': 2,
 };
 
 /** bwrap's command line from its program on: each option with its arguments, and the command after `--`. */
@@ -216,7 +217,8 @@ describe('bwrap argv: the confinement of a task, option by option', () => {
   it("a task in an image: the image's root, not the host's; its user in the namespace, no capabilities; runyard-enter runs it", () => {
     const rootfs = mkdtempSync(path.join(scratch, 'rootfs-'));
     for (const dir of ['usr', 'etc', 'opt']) fs.mkdirSync(path.join(rootfs, dir));
-    const image = { name: 'r.io/t/a:1', run: { digest: `sha256:${'a'.repeat(64)}`, rootfs, uid: 1234, gid: 2345 } };
+    const env = { PATH: '/opt/tool/bin:/usr/bin', LD_PRELOAD: '/opt/evil.so' };
+    const image = { name: 'r.io/t/a:1', run: { digest: `sha256:${'a'.repeat(64)}`, rootfs, uid: 1234, gid: 2345, env } };
     const t = task({ image, env: { PATH: '/opt/tool/bin:/usr/bin' }, writable: ['/srv/job/results'], readable: ['/srv/in/a.txt'] });
     const { options, command } = parse(bwrapArgv(BWRAP, t, NONE));
     // Its user: the image's, in a user namespace that cannot make another, with every capability dropped (also as its root).
@@ -240,7 +242,13 @@ describe('bwrap argv: the confinement of a task, option by option', () => {
     present(options, '--bind', '/srv/job/results', '/srv/job/results');
     present(options, '--ro-bind-try', '/srv/in/a.txt', '/srv/in/a.txt');
     present(options, '--tmpfs', '/tmp');
-    assert.deepEqual(options.at(-2), ['--remount-ro', '/']);
+    // The image's variables: set by bwrap in the sandbox only, after everything else (never in the env of what runs before it).
+    assert.deepEqual(options.slice(-4), [
+      ['--remount-ro', '/'],
+      ['--chdir', '/srv/job/work'],
+      ['--setenv', 'PATH', '/opt/tool/bin:/usr/bin'],
+      ['--setenv', 'LD_PRELOAD', '/opt/evil.so'],
+    ]);
     // Root of the image when it names no user.
     const root = parse(bwrapArgv(BWRAP, task({ image: { ...image, run: { ...image.run, uid: null, gid: null } } }), NONE)).options;
     present(root, '--uid', '0');

@@ -321,6 +321,8 @@ function bwrapCommand(
     '/',
     '--chdir',
     task.cwd,
+    // The image's variables (ImageRun.env), set in the sandbox only: last, so that they win over what came before.
+    ...Object.entries(image?.env ?? {}).flatMap(([name, value]) => ['--setenv', name, value]),
     '--',
     ...entryArgs(user, image),
     ...task.argv,
