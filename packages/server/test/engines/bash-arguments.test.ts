@@ -47,7 +47,7 @@ function runnableDocker(): string {
 }
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runyard-args-'));
-const onHost = loadConfig({ RUNYARD_DATA_DIR: dataDir, PATH: process.env.PATH });
+const onHost = loadConfig({ RUNYARD_DATA_DIR: dataDir, PATH: process.env.PATH, RUNYARD_JOB_IMAGES: 'host' });
 const inDocker: Config = { ...onHost, containerRuntime: 'docker', taskPath: `${runnableDocker()}:${process.env.PATH}` };
 const where = [
   { name: 'on the host', config: onHost },
