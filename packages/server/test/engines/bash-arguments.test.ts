@@ -160,7 +160,7 @@ describe('bash job arguments', { timeout: 300_000 }, () => {
     const end = await executor.wait(control, await executor.launch(task, control));
     return {
       code: end.state === 'exited' ? end.exitCode : null,
-      log: readFileSync(task.logFile, 'utf8').replace(/^Runyard: no container runtime.*\n/, ''),
+      log: readFileSync(task.logFile, 'utf8').replace(/^Runyard: this job runs on the host.*\n/, ''),
     };
   }
 
