@@ -11,6 +11,7 @@ import * as b5 from './b5-memory.mjs';
 import * as b6 from './b6-cli.mjs';
 import * as b7 from './b7-load.mjs';
 import * as b8 from './b8-slurm.mjs';
+import * as b9 from './b9-images.mjs';
 import * as web from './web-load.mjs';
 
 // B1 is two figures: the project list and the job list.
@@ -20,7 +21,7 @@ const b1 = {
     await b1Jobs.run();
   },
 };
-const BENCHMARKS = { b1, b2, b3, b4, b5, b6, b7, b8, web };
+const BENCHMARKS = { b1, b2, b3, b4, b5, b6, b7, b8, b9, web };
 
 const wanted = process.argv.slice(2).map((a) => a.toLowerCase());
 const unknown = wanted.filter((id) => !Object.hasOwn(BENCHMARKS, id));
