@@ -10,6 +10,9 @@ import type {
   EngineServer,
   HpcCluster,
   HpcClusterCreateBody,
+  ImageCacheListing,
+  ImagePruneBody,
+  ImagePruneReply,
   Role,
   Workflow,
 } from '@runyard/contract';
@@ -69,5 +72,13 @@ export class AdminClient {
   }
   async listHpcClusters(): Promise<HpcCluster[]> {
     return (await this.t.request<{ clusters: HpcCluster[] }>('GET', '/api/runyard/admin/hpc')).clusters;
+  }
+  /** The image cache of container jobs: its images (least recently used first, with the jobs using each now), total and limit. */
+  listImages(): Promise<ImageCacheListing> {
+    return this.t.request('GET', '/api/runyard/admin/images');
+  }
+  /** Removes cached images no job uses: those beyond the limit (no option), all of them (`all`), or one (`digest`). */
+  pruneImages(options: ImagePruneBody = {}): Promise<ImagePruneReply> {
+    return this.t.request('POST', '/api/runyard/admin/images/prune', { body: options });
   }
 }

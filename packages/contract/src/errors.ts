@@ -58,6 +58,8 @@ export const ERROR_CODES = {
   ENGINE_STOPPED: { status: 409, message: "The workspace's WDL engine server is stopped." },
   ENGINE_START_FAILED: { status: 409, message: "The workspace's WDL engine server could not be started." },
   ENGINE_NOT_STOPPED: { status: 409, message: "The workspace's WDL engine server must be stopped for this." },
+  IMAGE_NOT_CACHED: { status: 404, message: 'The image is not in the image cache.' },
+  IMAGE_IN_USE: { status: 409, message: 'A job uses this image now.' },
   REGISTRY_NOT_FOUND: { status: 404, message: 'No docker registry account of yours at this registry.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range is not within the object.' },
   UPLOAD_TOO_LARGE: { status: 413, message: 'The upload is larger than 5 GiB.' },

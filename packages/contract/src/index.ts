@@ -12,6 +12,7 @@ export * from './schemas/admin.js';
 export * from './schemas/workflow.js';
 export * from './schemas/job.js';
 export * from './schemas/hpc.js';
+export * from './schemas/images.js';
 export * from './schemas/folder.js';
 export * from './schemas/costs.js';
 export * from './schemas/cromwell.js';

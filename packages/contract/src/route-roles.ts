@@ -121,6 +121,9 @@ export const ROUTE_ROLES = {
   adminQueueList: 'platformAdmin',
   adminHpcCreate: 'platformAdmin',
   adminHpcList: 'platformAdmin',
+  // The image cache is the host's, shared by every workspace's jobs.
+  adminImageList: 'platformAdmin',
+  adminImagePrune: 'platformAdmin',
   // The driver and the Cromwell URL (a host the server connects to) are the operator's choice.
   adminEngineSet: 'platformAdmin',
 } as const satisfies Record<RouteId, RouteAccess>;

@@ -6,6 +6,7 @@ import * as cromwell from './schemas/cromwell.js';
 import { ErrorBody, TeamIdQuery } from './schemas/common.js';
 import * as folder from './schemas/folder.js';
 import * as hpc from './schemas/hpc.js';
+import * as images from './schemas/images.js';
 import * as session from './schemas/interactive-sessions.js';
 import * as mounts from './schemas/session-mounts.js';
 import * as job from './schemas/job.js';
@@ -585,6 +586,30 @@ export const ROUTES = {
     own: true,
     status: 200,
     response: hpc.HpcClusterListReply,
+  }),
+  adminImageList: route({
+    method: 'GET',
+    path: '/api/runyard/admin/images',
+    summary:
+      "The image cache of container jobs: each image's digest, references, size, pulls and the jobs using it; the total and the limit",
+    auth: 'apikey',
+    workspace: false,
+    admin: true,
+    own: true,
+    status: 200,
+    response: images.ImageCacheListing,
+  }),
+  adminImagePrune: route({
+    method: 'POST',
+    path: '/api/runyard/admin/images/prune',
+    summary: 'Removes cached images no job uses: beyond the limit (least recently used first), all of them, or one digest',
+    auth: 'apikey',
+    workspace: false,
+    admin: true,
+    own: true,
+    status: 200,
+    body: images.ImagePruneBody,
+    response: images.ImagePruneReply,
   }),
   datasetList: route({
     method: 'GET',

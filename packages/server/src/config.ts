@@ -243,6 +243,12 @@ export const CONFIG_KEYS = {
     default: '',
     doc: "Where the images of container jobs are kept: one OCI layout of their layers (each stored once) and each image unpacked once, read-only, shared by every job that runs in it. On Slurm, a directory every node sees at the same path (the data directory's is, when it is on the cluster's shared file system). Empty: <dataDir>/images.",
   },
+  imageCacheLimitGiB: {
+    env: 'RUNYARD_IMAGE_CACHE_LIMIT_GIB',
+    schema: Type.Number({ minimum: 0, maximum: 1_000_000 }),
+    default: 50,
+    doc: 'The most the image cache keeps, in GiB of unpacked images (their layers in the OCI layout, shared between images, are not counted): after each pull, the least recently used images that no job uses (initializing, running or aborting) are removed until the cache is under it; an image jobs use is kept even beyond it. 0 keeps no image that no job uses. `runyard admin images list|prune` shows and prunes the cache.',
+  },
   insecureRegistries: {
     env: 'RUNYARD_INSECURE_REGISTRIES',
     schema: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),

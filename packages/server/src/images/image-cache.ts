@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { CacheInventory, type CacheListing, type ImagesInUse, type PruneResult, type PruneScope } from './cache-inventory.js';
+import { CachePaths, nameOfDigest } from './cache-paths.js';
 import { readImageConfig, type ImageConfig } from './image-config.js';
 import { manifestSummary } from './manifest-summary.js';
 import { prepareRootfs, resolveImageUser } from './rootfs-prepare.js';
-import { withFileLock } from './file-lock.js';
 import { classifyPullFailure, ImagePullError, type PullContext } from './pull-error.js';
 import { parseImageReference, type ImageReference } from './reference.js';
+import { removeTree } from './remove-tree.js';
 import { runTool } from './run-tool.js';
+import { SharedLock } from './shared-lock.js';
 import { withToolHome, type RegistryCredentials, type ToolHome } from './tool-home.js';
 
 export interface ImageCacheOptions {
@@ -19,6 +22,10 @@ export interface ImageCacheOptions {
   insecureRegistries?: readonly string[];
   skopeo?: string;
   umoci?: string;
+  /** After a pull, the least recently used images no job uses are removed until the cache holds at most this (unpacked). Absent: no limit. */
+  limitBytes?: number;
+  /** The images jobs use now, which are never removed. Absent: none (a cache outside the server). */
+  inUse?: ImagesInUse;
 }
 
 export interface PullOptions {
@@ -26,6 +33,12 @@ export interface PullOptions {
   credentials?: RegistryCredentials | null;
   /** One line at a time: what is pulled, its layers and size, how long it took (for the job's log). */
   onProgress?: (line: string) => void;
+  /**
+   * Called with the digest the reference resolved to, and awaited, before the cache is looked at:
+   * the job records that it uses the digest here, so that no eviction removes the image between
+   * this pull and the job's start (cache-inventory.ts).
+   */
+  onResolved?: (digest: string) => Promise<void>;
 }
 
 export interface PulledImage {
@@ -50,6 +63,7 @@ export interface PulledImage {
  */
 export class ImageCache {
   readonly root: string;
+  private readonly paths: CachePaths;
   private readonly layout: string;
   private readonly skopeo: string;
   private readonly umoci: string;
@@ -58,36 +72,52 @@ export class ImageCache {
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
    * skopeo rewrites the layout's index.json whole at the end of a copy: copies into it go one at a
-   * time, in this process (this chain) and between processes (oci.lock, withFileLock).
+   * time, in this process and between processes (oci.lock).
    */
-  private layoutTurn: Promise<unknown> = Promise.resolve();
+  private readonly layoutLock: SharedLock;
+  private readonly inventory: CacheInventory;
 
   constructor(options: ImageCacheOptions) {
     this.root = options.root ?? path.join(options.dataDir, 'images');
-    this.layout = path.join(this.root, 'oci');
+    this.paths = new CachePaths(this.root);
+    this.layout = this.paths.layout;
     this.skopeo = options.skopeo ?? 'skopeo';
     this.umoci = options.umoci ?? 'umoci';
     this.insecure = new Set(options.insecureRegistries ?? []);
+    this.layoutLock = new SharedLock(this.paths.layoutLock);
+    this.inventory = new CacheInventory({
+      paths: this.paths,
+      layoutLock: this.layoutLock,
+      rootfsLock: new SharedLock(this.paths.rootfsLock),
+      limitBytes: options.limitBytes ?? Infinity,
+      inUse: options.inUse ?? (async () => new Map()),
+      umoci: this.umoci,
+    });
   }
 
   rootfsOf(digest: string): string {
-    return path.join(this.root, 'rootfs', digest.replace(':', '-'));
+    return this.paths.rootfsOf(digest);
   }
 
-  /** Where the config of an unpacked image is kept (written before its rootfs is renamed in). */
-  private configFileOf(digest: string): string {
-    return path.join(this.root, 'configs', `${digest.replace(':', '-')}.json`);
+  /** The unpacked images, least recently used first, with the jobs that use each now; the cache's total and limit. */
+  list(): Promise<CacheListing> {
+    return this.inventory.list();
+  }
+
+  /** Removes unused images (cache-inventory.ts: prune); a digest that is not cached or that a job uses is refused (ImageCacheError). */
+  prune(scope: PruneScope): Promise<PruneResult> {
+    return this.inventory.prune(scope);
   }
 
   /** The config of an unpacked image: kept beside it, or read again from the layout (an image unpacked before configs were kept). */
   configOf(digest: string): ImageConfig {
-    const file = this.configFileOf(digest);
+    const file = this.paths.configFileOf(digest);
     if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as ImageConfig;
     return this.readConfig(digest, this.rootfsOf(digest));
   }
 
   private readConfig(digest: string, rootfs: string): ImageConfig {
-    const config = readImageConfig(this.layout, digest.replace(':', '-'));
+    const config = readImageConfig(this.layout, nameOfDigest(digest));
     return { ...config, ...resolveImageUser(rootfs, config.user) };
   }
 
@@ -106,8 +136,9 @@ export class ImageCache {
       };
       say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}`);
       const digest = await this.resolve(ref, home, context, say);
+      await options.onResolved?.(digest);
       const rootfs = this.rootfsOf(digest);
-      if (existsSync(rootfs)) {
+      if (await this.inventory.useIfCached(digest, ref.canonical)) {
         say(`${digest} is in the cache`);
         return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
       }
@@ -120,11 +151,24 @@ export class ImageCache {
           () => false,
         );
         if (!pulledByOther) say(`the other job's pull of ${digest} failed: pulling it for this job`);
-        if (!pulledByOther) await this.fetchOnce(ref, digest, home, context, say);
-      } else await this.fetchOnce(ref, digest, home, context, say);
+      }
+      await this.fetchOnce(ref, digest, home, context, say);
       say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
-      return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
+      const config = this.configOf(digest);
+      await this.makeRoom(digest, say);
+      return { image: ref.canonical, digest, rootfs, config };
     });
+  }
+
+  /** After a pull, the least recently used images no job uses go until the cache is under its limit (never this pull's image). */
+  private async makeRoom(digest: string, say: (line: string) => void): Promise<void> {
+    if (this.inventory.limitBytes === Infinity) return;
+    try {
+      await this.inventory.prune({ kind: 'beyond-limit' }, digest);
+    } catch (error) {
+      // The job has its image: a failed eviction is the cache's problem, not the job's.
+      say(`the cache could not remove images beyond its limit: ${(error as Error).message}`);
+    }
   }
 
   /** The digest the reference names now (the hash of the manifest the registry sends), and its layers for the log. */
@@ -149,7 +193,7 @@ export class ImageCache {
   ): Promise<void> {
     const under = this.inFlight.get(digest);
     if (under) await under.catch(() => undefined);
-    if (existsSync(this.rootfsOf(digest))) return;
+    if (await this.inventory.useIfCached(digest, ref.canonical)) return;
     const pulling = this.fetch(ref, digest, home, context, say).finally(() => this.inFlight.delete(digest));
     this.inFlight.set(digest, pulling);
     await pulling;
@@ -157,38 +201,28 @@ export class ImageCache {
 
   /** Copies the image by digest into the layout (blobs it has are not fetched again) and unpacks it once. */
   private fetch(ref: ImageReference, digest: string, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<void> {
-    const tag = digest.replace(':', '-');
+    const tag = nameOfDigest(digest);
     const rootfs = this.rootfsOf(digest);
-    const turn = this.layoutTurn.then(() =>
-      withFileLock(path.join(this.root, 'oci.lock'), async () => {
-        if (existsSync(rootfs)) return say(`${digest} was pulled by another server process meanwhile`);
-        mkdirSync(this.layout, { recursive: true });
-        const copyStarted = Date.now();
-        const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
-        const copy = [
-          'copy',
-          `--authfile=${home.authFile}`,
-          ...this.tls(ref, '--src-tls-verify=false'),
-          source,
-          `oci:${this.layout}:${tag}`,
-        ];
-        const copied = await runTool(this.skopeo, copy, home.env, say);
-        if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
-        say(`Copied into the cache in ${seconds(copyStarted)}`);
-        const unpackStarted = Date.now();
-        await this.unpack(tag, rootfs, home, context);
-        say(`Unpacked into ${rootfs} in ${seconds(unpackStarted)}`);
-      }),
-    );
-    this.layoutTurn = turn.catch(() => {});
-    return turn;
+    return this.layoutLock.run(async () => {
+      if (await this.inventory.useIfCached(digest, ref.canonical)) return say(`${digest} was pulled by another server process meanwhile`);
+      mkdirSync(this.layout, { recursive: true });
+      const copyStarted = Date.now();
+      const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
+      const copy = ['copy', `--authfile=${home.authFile}`, ...this.tls(ref, '--src-tls-verify=false'), source, `oci:${this.layout}:${tag}`];
+      const copied = await runTool(this.skopeo, copy, home.env, say);
+      if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
+      say(`Copied into the cache in ${seconds(copyStarted)}`);
+      const unpackStarted = Date.now();
+      await this.unpack(ref, tag, rootfs, home, context);
+      say(`Unpacked into ${rootfs} in ${seconds(unpackStarted)}`);
+    });
   }
 
   /**
    * Unpacks beside the final place, readies it for the sandbox (rootfs-prepare.ts), keeps its config,
    * makes it read-only, then renames it in: a rootfs that exists is whole, and has its config.
    */
-  private async unpack(tag: string, rootfs: string, home: ToolHome, context: PullContext): Promise<void> {
+  private async unpack(ref: ImageReference, tag: string, rootfs: string, home: ToolHome, context: PullContext): Promise<void> {
     const partial = `${path.dirname(rootfs)}/.unpacking-${path.basename(rootfs)}-${process.pid}`;
     mkdirSync(path.dirname(rootfs), { recursive: true });
     await removeTree(partial);
@@ -200,9 +234,10 @@ export class ImageCache {
     const digest = tag.replace('-', ':');
     try {
       prepareRootfs(partial);
-      const configFile = this.configFileOf(digest);
+      const configFile = this.paths.configFileOf(digest);
       mkdirSync(path.dirname(configFile), { recursive: true });
       writeFileSync(configFile, JSON.stringify(this.readConfig(digest, partial)));
+      this.inventory.recordPulled(digest, ref.canonical, partial);
     } catch (error) {
       await removeTree(partial);
       throw classifyPullFailure(String((error as Error).message), context);
@@ -216,13 +251,6 @@ export class ImageCache {
   private tls(ref: ImageReference, flag: string): string[] {
     return this.insecure.has(ref.registry) ? [flag] : [];
   }
-}
-
-/** Removes a tree made read-only (its folders must be writable again first). */
-async function removeTree(dir: string): Promise<void> {
-  if (!existsSync(dir)) return;
-  await runTool('chmod', ['-R', 'u+w', dir], { PATH: process.env.PATH });
-  rmSync(dir, { recursive: true, force: true });
 }
 
 function seconds(since: number): string {

@@ -1,6 +1,7 @@
 import type { Handlers } from '../http/handler.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
 import { createHpcCluster, listHpcClusters } from '../services/hpc-clusters.js';
+import { listCachedImages, pruneCachedImages } from '../services/image-cache.js';
 import { createUser, deactivateUser, listUsers } from '../services/users.js';
 import { createWorkspace, listMemberships, listWorkspaces, removeMembership, setMembership } from '../services/workspaces.js';
 
@@ -18,4 +19,6 @@ export const adminHandlers: Handlers = {
   adminApiKeyRevoke: async (req, { db }) => revokeApiKey(db, req.params.id),
   adminHpcCreate: async (req, { db }) => createHpcCluster(db, req.body),
   adminHpcList: async (_req, { db }) => ({ clusters: await listHpcClusters(db) }),
+  adminImageList: async (_req, { db, config }) => listCachedImages(db, config),
+  adminImagePrune: async (req, { db, config }) => pruneCachedImages(db, config, req.body),
 };

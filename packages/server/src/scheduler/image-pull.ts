@@ -18,8 +18,8 @@ const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.i
  * account at its registry when they linked one (`runyard user docker-login`; anonymously
  * otherwise), writing the pull's progress to the job's log, and readies the task to run in it:
  * the image's environment under the job's own variables, its PATH, its entrypoint before the
- * command, its user. Records the image's digest on the job, so the cache keeps the image while the
- * job runs. A pull that fails throws an EngineError with the pull's own message (which never holds
+ * command, its user. Records the image's digest on the job as soon as it is resolved (before the
+ * cache is looked at), so the cache keeps the image while the job runs. A pull that fails throws an EngineError with the pull's own message (which never holds
  * the password).
  */
 export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job: JobRow, task: TaskSpec): Promise<void> {
@@ -45,7 +45,7 @@ export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job:
   };
   let pulled;
   try {
-    pulled = await ctx.images.pull(image.name, { credentials, onProgress: say });
+    pulled = await ctx.images.pull(image.name, { credentials, onProgress: say, onResolved: (digest) => recordDigest(ctx, ref, digest) });
   } catch (e) {
     await writing;
     if (e instanceof ImagePullError) throw new EngineError(`The image could not be pulled: ${e.message}`);
@@ -55,16 +55,18 @@ export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job:
   }
   const { config } = pulled;
   if (config.userProblem) throw new EngineError(`The image ${image.name} cannot run: ${config.userProblem}.`);
-  await ctx.db
-    .updateTable('jobs')
-    .set({ image_digest: pulled.digest })
-    .where('id', '=', ref.id)
-    .where('attempt', '=', ref.attempt)
-    .execute();
   image.run = { digest: pulled.digest, rootfs: pulled.rootfs, uid: config.uid, gid: config.gid };
   task.env = imageEnv(config, task.env);
   task.argv = [...config.entrypoint, ...task.argv];
   task.preamble = [...(task.preamble ?? []), ...imageNotes(ctx.config, image.name, pulled.digest, config)];
+}
+
+/**
+ * Records the digest on the job before the cache is looked at: from then on the cache keeps the
+ * image (an eviction sees that the job uses it), until the job ends.
+ */
+async function recordDigest(ctx: SchedulerContext, ref: AttemptRef, digest: string): Promise<void> {
+  await ctx.db.updateTable('jobs').set({ image_digest: digest }).where('id', '=', ref.id).where('attempt', '=', ref.attempt).execute();
 }
 
 /**
@@ -87,10 +89,14 @@ function imageNotes(config: Config, name: string, digest: string, image: ImageCo
   const notes = [`Runyard: this job runs in the image ${name} (${digest}), read-only but for the job's own folders, /tmp and /var/tmp.`];
   if (image.entrypoint.length) notes.push(`Runyard: the image's entrypoint runs the command: ${JSON.stringify(image.entrypoint)}.`);
   if (image.workingDir)
-    notes.push(`Runyard: the command runs in the job's work directory, not in the image's WorkingDir ${image.workingDir} (as docker run -w does).`);
+    notes.push(
+      `Runyard: the command runs in the job's work directory, not in the image's WorkingDir ${image.workingDir} (as docker run -w does).`,
+    );
   const host = taskHostUser(config);
   if (host && image.user)
-    notes.push(`Runyard: the task runs as uid ${host.uid} (RUNYARD_TASK_UID, this server runs as root), not as the image's user ${image.user}.`);
+    notes.push(
+      `Runyard: the task runs as uid ${host.uid} (RUNYARD_TASK_UID, this server runs as root), not as the image's user ${image.user}.`,
+    );
   return notes;
 }
 

@@ -13,6 +13,7 @@ import type { Store } from '../store/database.js';
 import { AttemptRunner, RUNNING_MARK_DELAY_MS } from './attempt-runner.js';
 import { claimJobs } from './claim.js';
 import { ImageCache } from '../images/image-cache.js';
+import { imageCacheLimitBytes, imagesInUse } from './image-use.js';
 import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.js';
 import { releaseLeases, renewLeases } from './lease.js';
 import { reapExpired } from './reaper.js';
@@ -89,6 +90,8 @@ export class Scheduler {
         dataDir: options.config.dataDir,
         root: options.config.imageCacheDir,
         insecureRegistries: options.config.insecureRegistries,
+        limitBytes: imageCacheLimitBytes(options.config.imageCacheLimitGiB),
+        inUse: () => imagesInUse(options.store.db),
       }),
       log: SILENT_LOG,
       signal: this.stopping.signal,

@@ -73,9 +73,34 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "the image cache's lock file (<dataDir>/images/oci.lock), which no task sees",
   },
   'images/image-cache.ts': {
-    names: ['existsSync', 'mkdirSync', 'readFileSync', 'renameSync', 'rmSync', 'writeFileSync'],
+    names: ['existsSync', 'mkdirSync', 'readFileSync', 'renameSync', 'writeFileSync'],
     kind: 'server',
-    why: "the image cache's own folders under <dataDir>/images (no task writes there; an unpacked image is read-only, and rm -r never follows the links an image holds), and the config kept beside each image (configs/, written by the server)",
+    why: "the image cache's own folders under <dataDir>/images (no task writes there; an unpacked image is read-only), and the config kept beside each image (configs/, written by the server)",
+  },
+  'images/cache-inventory.ts': {
+    names: ['existsSync', 'lstatSync', 'readdirSync', 'renameSync', 'rmSync'],
+    kind: 'server',
+    why: "the image cache's own folders (no task writes there): rootfs/ is listed with entry types (a link is not an image), an image's folder renamed out of sight, its config and meta files removed (rm unlinks a link)",
+  },
+  'images/image-meta.ts': {
+    names: ['closeSync', 'constants', 'fstatSync', 'mkdirSync', 'openSync', 'readFileSync', 'renameSync', 'writeFileSync'],
+    kind: 'server',
+    why: 'the meta file kept beside each cached image (meta/, written by the server only): read through an O_NOFOLLOW descriptor checked to be a regular file, written to a new file (wx) renamed over it',
+  },
+  'images/remove-tree.ts': {
+    names: ['existsSync', 'rmSync'],
+    kind: 'server',
+    why: 'a read-only image tree in the cache, made writable by chmod -R (which skips links) and removed by rm -r, which unlinks links and never follows them',
+  },
+  'images/shared-lock.ts': {
+    names: ['mkdirSync'],
+    kind: 'server',
+    why: "makes the image cache's folder for its lock files",
+  },
+  'images/tree-size.ts': {
+    names: ['lstatSync', 'readdirSync'],
+    kind: 'server',
+    why: 'sizes an unpacked image in the cache: lstat on every entry, links counted as themselves and never followed',
   },
   'images/image-config.ts': {
     names: ['lstatSync', 'readFileSync'],
@@ -319,6 +344,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     names: ['mkdir'],
     kind: 'task-writable',
     why: "a session's mounts/ (the session writes it) and the workspace's storage area (jobs write it), through beneath; mkdir makes the server's own directories (the area, the staging directory, mounts/)",
+  },
+  'scheduler/session-image.ts': {
+    names: ['lstatSync', 'readlinkSync'],
+    kind: 'server',
+    why: "finds jupyter in a session's unpacked image in the cache (read-only, shared, no task writes it): each component looked at with lstat, the image's links read and resolved inside its root, never followed on the host",
   },
   'scheduler/session-socket-dir.ts': {
     names: ['lstat', 'mkdir'],

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { findOnPath } from '../../src/executors/find-executable.js';
-import { ImageCache } from '../../src/images/image-cache.js';
+import { ImageCache, type ImageCacheOptions } from '../../src/images/image-cache.js';
 import { ImagePullError, type ImagePullErrorKind } from '../../src/images/pull-error.js';
 import { startRegistry, type RegistryAccount, type TestRegistry } from '../../../../test/support/registry.js';
 import { buildTestImages } from '../../../../test/support/test-images.js';
@@ -17,8 +17,8 @@ export interface ImageFixture {
   registry: TestRegistry;
   /** The digest each pushed tag got, by image name (`t/a:1`). */
   digests: Map<string, string>;
-  /** A cache on a fresh data directory, or on `dataDir`. */
-  newCache(dataDir?: string): ImageCache;
+  /** A cache on a fresh data directory, or on `dataDir`; `options`: its limit and the images jobs use. */
+  newCache(dataDir?: string, options?: Pick<ImageCacheOptions, 'limitBytes' | 'inUse'>): ImageCache;
   /** skopeo's subcommands run so far (`inspect`, `copy`), in order. */
   skopeoRuns(): string[];
   dir: string;
@@ -40,8 +40,8 @@ export async function startImageFixture(account?: RegistryAccount): Promise<Imag
   chmodSync(wrapper, 0o755);
 
   let caches = 0;
-  const newCache = (dataDir = path.join(dir, `data-${++caches}`)) =>
-    new ImageCache({ dataDir, insecureRegistries: [registry.host], skopeo: wrapper });
+  const newCache = (dataDir = path.join(dir, `data-${++caches}`), options = {}) =>
+    new ImageCache({ dataDir, insecureRegistries: [registry.host], skopeo: wrapper, ...options });
   const skopeoRuns = () => (existsSync(runs) ? readFileSync(runs, 'utf8').split('\n').filter(Boolean) : []);
   const stop = async () => {
     await registry.stop();

@@ -128,6 +128,8 @@ describe('T4: cross-tenant matrix over every route', () => {
         expect: 403,
       },
       adminHpcList: { method: 'GET', url: '/api/runyard/admin/hpc', expect: 403 },
+      adminImageList: { method: 'GET', url: '/api/runyard/admin/images', expect: 403 },
+      adminImagePrune: { method: 'POST', url: '/api/runyard/admin/images/prune', body: { all: true }, expect: 403 },
       adminEngineSet: { method: 'PUT', url: '/api/runyard/admin/engine', body: { workspaceId: v.ws, driver: 'toil' }, expect: 403 },
       // The caller's own engine server and token: nothing of the victim's.
       cromwellStatus: { method: 'GET', url: `/api/v1/cromwell?${T}`, expect: 'own' },

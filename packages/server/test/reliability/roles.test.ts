@@ -447,6 +447,8 @@ describe('T14: roles matrix over every route', () => {
         sharedDirectory: w.s.config.dataDir,
       }),
       adminHpcList: platformAdmin('GET', '/api/runyard/admin/hpc'),
+      adminImageList: platformAdmin('GET', '/api/runyard/admin/images'),
+      adminImagePrune: platformAdmin('POST', '/api/runyard/admin/images/prune', { all: true }),
       adminEngineSet: platformAdmin('PUT', '/api/runyard/admin/engine', { workspaceId: w.ws, driver: 'toil' }),
     };
   }

@@ -15,6 +15,7 @@ const ApiKeysSection = section('ApiKeysSection');
 const QueuesSection = section('QueuesSection');
 const InstanceTypesSection = section('InstanceTypesSection');
 const EngineSection = section('EngineSection');
+const ImagesSection = section('ImagesSection');
 
 interface Section {
   path: string;
@@ -29,6 +30,7 @@ const SECTIONS: Section[] = [
   { path: 'workspaces', label: 'Workspaces', need: 'platformAdmin', element: <WorkspacesSection /> },
   { path: 'members', label: 'Members and roles', need: 'platformAdmin', element: <MembersSection /> },
   { path: 'keys', label: 'API keys', need: 'platformAdmin', element: <ApiKeysSection /> },
+  { path: 'images', label: 'Images', need: 'platformAdmin', element: <ImagesSection /> },
   { path: 'queues', label: 'Queues', need: 'viewer', element: <QueuesSection /> },
   { path: 'instance-types', label: 'Instance types', need: 'viewer', element: <InstanceTypesSection /> },
   { path: 'engine', label: 'Engine server', need: 'viewer', element: <EngineSection /> },

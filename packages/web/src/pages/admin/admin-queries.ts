@@ -8,4 +8,5 @@ export const adminKeys = {
   queues: (workspaceId: string) => ['admin', 'queues', workspaceId] as const,
   instanceTypes: (workspaceId: string) => ['admin', 'instance-types', workspaceId] as const,
   engine: (workspaceId: string) => ['admin', 'engine', workspaceId] as const,
+  images: () => ['admin', 'images'] as const,
 };
