@@ -30,7 +30,10 @@ describe('scheduler: jobs start only when their CPUs and memory are free', { tim
   const go = (id: string) => writeFileSync(path.join(env.scratch, `go-${id}`), '');
 
   /** A job of `cpus` CPUs and 1 GiB that runs until go(id); created after every job before it. */
-  async function job(cpus: number, values: { queue_id?: string; workspace_id?: string; project_id?: string } = {}): Promise<string> {
+  async function job(
+    cpus: number,
+    values: { queue_id?: string; workspace_id?: string; project_id?: string; resource_cpu?: number } = {},
+  ): Promise<string> {
     const id = newObjectId();
     created += 1000;
     await insertJob(env, workflowId, {
@@ -120,9 +123,9 @@ describe('scheduler: jobs start only when their CPUs and memory are free', { tim
   });
 
   it('a job that asks for more CPUs than the executor has runs with its 2, and its log says so first', async () => {
-    // As admission stores it (services/job-admission.ts): asked for 4, holding the executor's 2.
-    const id = await job(2);
-    await env.store.db.updateTable('jobs').set({ resource_cpu: 4 }).where('id', '=', id).execute();
+    // As admission stores it (services/job-admission.ts): asked for 4, holding the executor's 2 (stored so from the
+    // start: a running scheduler may claim the job as soon as it is there).
+    const id = await job(2, { resource_cpu: 4 });
     go(id);
     const ended = await waitForStatus(env, id, ['completed', 'failed']);
     assert.equal(ended.status, 'completed');
