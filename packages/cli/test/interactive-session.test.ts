@@ -301,6 +301,29 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
     assert.equal((await client.getInteractiveSessionList(ws, { limit: 100 })).paginationMetadata.count, before);
   });
 
+  it('--image: the body names the image, the server keeps it, and a pull that fails stops the session with why', async () => {
+    // Nothing listens on port 1: the pull fails at once, without a registry (sessions-runtime/session-image.test.ts runs one in a real image).
+    const image = '127.0.0.1:1/lab/notebook:1';
+    const r = await ok(createJupyterArgs('nb-image', ['--image', image, '--verbose']));
+    const id = r.stdout.trim();
+    assert.match(r.stderr, /"image": "127\.0\.0\.1:1\/lab\/notebook:1"/);
+    assert.match(r.stderr, /, in the image 127\.0\.0\.1:1\/lab\/notebook:1; scheduled\.\n/);
+    assert.equal((await get(id)).interactiveSessionConfiguration.image, image);
+    const stopped = await until('the session to stop', async () => {
+      const s = await get(id);
+      return s.status === 'aborted' ? s : undefined;
+    });
+    assert.match(
+      stopped.statusMessage ?? '',
+      /^The session could not start: The image could not be pulled: the registry 127\.0\.0\.1:1 could not be reached/,
+    );
+    await fails(
+      createJupyterArgs('x', ['--image', 'Not A Reference']),
+      1,
+      /interactiveSessionConfiguration\.image: "Not A Reference" is not an image reference/,
+    );
+  });
+
   it('bad input is a usage error (exit 2) found before anything is sent to the server', async () => {
     const create = ['interactive-session', 'create', '--project-name', 'demo', '--name', 'x'];
     for (const [args, message] of [
@@ -323,6 +346,10 @@ describe('runyard interactive-session', { skip: !JUPYTER && 'jupyter is not inst
       [[...create, '--session-type', 'jupyter', '--shutdown-in', '3 weeks'], /expected a duration such as 30m, 8h, 2d/],
       [[...create, '--session-type', 'jupyter', '--shutdown-in', '1h', '--shutdown-at', '2030-01-31T18:00:00Z'], /cannot be used with/],
       [[...create, '--session-type', 'jupyter', '--storage', '50'], /expected an integer from 100 to 5000/],
+      [
+        [...create, '--session-type', 'vscode', '--image', 'lab/nb:1'],
+        /--image runs a Jupyter session in a container image; it cannot be given with --session-type vscode/,
+      ],
       [[...create, '--session-type', 'jupyter', '--cost-limit', '-5'], /expected US dollars/],
       [[...create, '--session-type', 'jupyter', '--instance', 'big'], /Invalid AWS instance type for --instance: "big"/],
       [

@@ -121,3 +121,30 @@ test("a session is created from the page; a backend this server does not run is 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a Jupyter session is created from the page in a container image (Runyard's own field); other applications have no such field", async () => {
+  const { context, page, problems } = await w.signedIn();
+  await page.goto(`${w.s.url}/app/data-science/interactive-analysis`);
+  await page.getByLabel('Session name').fill('in-an-image');
+  await page.getByLabel('Project').selectOption({ label: 'demo' });
+  await page.getByLabel('Application').selectOption({ label: 'VS Code' });
+  assert.equal(await page.getByLabel('Container image').count(), 0);
+  await page.getByLabel('Application').selectOption({ value: 'regular' });
+  await page.getByLabel('Container image').fill('registry.example.org/lab/notebook:1');
+  await page.getByRole('button', { name: 'Create session' }).click();
+  await page.waitForURL((u) => u.pathname.startsWith('/app/data-science/interactive-analysis/view/'), WAIT);
+  const id = new URL(page.url()).pathname.split('/').pop()!;
+  const s = await w.client.getInteractiveSession(id, w.ws);
+  assert.equal(s.backend, 'regular');
+  assert.equal(s.interactiveSessionConfiguration.image, 'registry.example.org/lab/notebook:1');
+
+  await page.goto(`${w.s.url}/app/data-science/interactive-analysis`);
+  await page.getByLabel('Session name').fill('bad-image');
+  await page.getByLabel('Project').selectOption({ label: 'demo' });
+  await page.getByLabel('Container image').fill('Not A Reference');
+  await page.getByRole('button', { name: 'Create session' }).click();
+  await page.getByRole('alert').filter({ hasText: 'is not an image reference' }).waitFor(WAIT);
+
+  assert.deepEqual(problems, []);
+  await context.close();
+});

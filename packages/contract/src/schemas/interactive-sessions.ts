@@ -90,6 +90,11 @@ export const SessionConfigurationBody = Type.Object({
   rVersion: Type.Optional(Type.Union([Type.String({ maxLength: 20, pattern: '^[0-9][0-9.]*$' }), Type.Null()])),
   /** Spark only: the cluster the public client describes (master and core instance types, workers). */
   cluster: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  /**
+   * Runyard's own (not in the reference): the container image a Jupyter session runs in, pulled with
+   * its owner's linked registry account (`ghcr.io/lab/notebook:1`); null or absent: the server's own Jupyter.
+   */
+  image: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 512 }), Type.Null()])),
 });
 export type SessionConfigurationBody = Static<typeof SessionConfigurationBody>;
 
@@ -183,6 +188,8 @@ export const SessionConfiguration = Type.Object({
   execution: Type.Object({ computeCostLimit: Type.Number(), autoShutdownAtDate: Nullable(IsoTime) }),
   rVersion: Type.Optional(Nullable(Type.String())),
   cluster: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()])),
+  /** Runyard's own: the image the session runs in, as given at creation; absent when it names none. */
+  image: Type.Optional(Type.String()),
 });
 export type SessionConfiguration = Static<typeof SessionConfiguration>;
 

@@ -3,6 +3,7 @@ import { EngineError, type JobRow } from '../engines/engine.js';
 import type { TaskSpec } from '../executors/executor.js';
 import { taskHostUser } from '../executors/sandbox/sandbox.js';
 import { appendLogLines } from '../executors/task-files.js';
+import type { ImageCache, PulledImage, PullOptions } from '../images/image-cache.js';
 import { DEFAULT_IMAGE_PATH, type ImageConfig } from '../images/image-config.js';
 import { ImagePullError } from '../images/pull-error.js';
 import { parseImageReference } from '../images/reference.js';
@@ -31,28 +32,17 @@ export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job:
   } catch (e) {
     throw new EngineError(`The workflow's container image cannot be pulled: ${(e as Error).message}`);
   }
-  const credentials = await ownersAccount(ctx, job, registry);
+  const credentials = await linkedAccount(ctx, job.user_id, registry);
   if (!credentials && job.docker_login === 1) {
     throw new EngineError(
       `dockerLogin: you have no docker registry account at "${registry}" (the registry of the image ${image.name}); ` +
         `link one with "runyard user docker-login --registry ${registry} --username NAME".`,
     );
   }
-  // The log's lines in order, each written as it comes (a pull can take minutes).
-  let writing: Promise<void> = Promise.resolve();
-  const say = (line: string) => {
-    writing = writing.then(() => appendLogLines(task.logFile, [`Runyard: image: ${line}`])).catch(() => undefined);
-  };
-  let pulled;
-  try {
-    pulled = await ctx.images.pull(image.name, { credentials, onProgress: say, onResolved: (digest) => recordDigest(ctx, ref, digest) });
-  } catch (e) {
-    await writing;
-    if (e instanceof ImagePullError) throw new EngineError(`The image could not be pulled: ${e.message}`);
-    throw e;
-  } finally {
-    await writing;
-  }
+  const pulled = await pullIntoLog(ctx.images, image.name, task.logFile, {
+    credentials,
+    onResolved: (digest) => recordDigest(ctx, ref, digest),
+  });
   const { config } = pulled;
   if (config.userProblem) throw new EngineError(`The image ${image.name} cannot run: ${config.userProblem}.`);
   image.run = { digest: pulled.digest, rootfs: pulled.rootfs, uid: config.uid, gid: config.gid };
@@ -100,12 +90,42 @@ function imageNotes(config: Config, name: string, digest: string, image: ImageCo
   return notes;
 }
 
-/** The job's owner's account at the registry, with its password unsealed; null when they linked none. */
-async function ownersAccount(ctx: SchedulerContext, job: JobRow, registry: string): Promise<RegistryCredentials | null> {
+/**
+ * Pulls an image into the cache for a task (a job's, a session's), writing each line of the pull's
+ * progress to the task's log as it comes (`Runyard: image: ...`; a pull can take minutes). A pull
+ * that fails throws an EngineError with the pull's own message (which never holds the password).
+ */
+export async function pullIntoLog(
+  images: ImageCache,
+  name: string,
+  logFile: string,
+  options: Omit<PullOptions, 'onProgress'>,
+): Promise<PulledImage> {
+  // The log's lines in order, each written as it comes.
+  let writing: Promise<void> = Promise.resolve();
+  const say = (line: string) => {
+    writing = writing.then(() => appendLogLines(logFile, [`Runyard: image: ${line}`])).catch(() => undefined);
+  };
+  try {
+    return await images.pull(name, { ...options, onProgress: say });
+  } catch (e) {
+    if (e instanceof ImagePullError) throw new EngineError(`The image could not be pulled: ${e.message}`);
+    throw e;
+  } finally {
+    await writing;
+  }
+}
+
+/** A user's account at the registry (a job's or a session's owner), with its password unsealed; null when they linked none. */
+export async function linkedAccount(
+  ctx: Pick<SchedulerContext, 'db' | 'config'>,
+  userId: string,
+  registry: string,
+): Promise<RegistryCredentials | null> {
   const rows = await ctx.db
     .selectFrom('docker_registries')
     .select(['registry', 'username', 'password_sealed'])
-    .where('user_id', '=', job.user_id)
+    .where('user_id', '=', userId)
     .execute();
   const row = rows.find((r) => r.registry === registry || (DOCKER_HUB.has(r.registry) && DOCKER_HUB.has(registry)));
   if (!row) return null;

@@ -18,7 +18,10 @@ import type { Executor, ExternalId } from '../executors/executor.js';
 import { removeBeneath } from '../storage/beneath.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';
+import { ImageCache } from '../images/image-cache.js';
 import { seal, unseal } from '../store/secret-box.js';
+import { imageEnv } from './image-pull.js';
+import { pullSessionImage, sessionImageNotes } from './session-image.js';
 import { SILENT_LOG, type SchedulerLog } from './context.js';
 import { restoreHome, saveHome } from './session-home.js';
 import { sessionOptionNotes } from './session-options.js';
@@ -74,6 +77,8 @@ export interface SessionRunnerOptions {
   blobs: BlobStore;
   /** The local executor: sessions run on this server's machine. */
   executor: Executor;
+  /** Where the images of sessions that name one are pulled to; default: the server's image cache (RUNYARD_IMAGE_CACHE_DIR). */
+  images?: ImageCache;
   pollMs?: number;
 }
 
@@ -99,9 +104,13 @@ export class SessionRunner {
   private stopped = false;
   private log: SchedulerLog = SILENT_LOG;
   private readonly abort = new AbortController();
+  private readonly images: ImageCache;
 
   constructor(private readonly o: SessionRunnerOptions) {
     this.pollMs = o.pollMs ?? 1000;
+    this.images =
+      o.images ??
+      new ImageCache({ dataDir: o.config.dataDir, root: o.config.imageCacheDir, insecureRegistries: o.config.insecureRegistries });
   }
 
   start(log: SchedulerLog = SILENT_LOG): void {
@@ -312,8 +321,11 @@ export class SessionRunner {
     }
   }
 
-  /** The session's server for its backend: Jupyter, or the operator's command. */
+  /** The session's server for its backend: Jupyter (the server's, or its image's once pulled), or the operator's command. */
   private async taskOf(row: SessionRow, dirs: SessionDirs): Promise<JupyterTask> {
+    const image = row.image
+      ? await pullSessionImage({ db: this.o.db, config: this.o.config, images: this.images }, row, dirs.logFile)
+      : null;
     const input = {
       sessionId: row.id,
       dirs,
@@ -322,7 +334,17 @@ export class SessionRunner {
       // On the local store, the workspace's area (read-only), which its mounts link into.
       readable: await sessionReadable(this.o.config, row.workspace_id),
     };
-    const made = row.backend === 'regular' ? jupyterTask(input) : commandTask({ ...input, command: this.commandOf(row) });
+    const made =
+      row.backend === 'regular'
+        ? jupyterTask({ ...input, ...(image && { image }) })
+        : commandTask({ ...input, command: this.commandOf(row) });
+    // In its image: the image's variables under the session's own, and its PATH, set by bwrap in the sandbox only (image-pull.ts
+    // imageEnv). Never one of the session's own variables: --setenv puts them in an argv, and the session's token is one.
+    if (made.task.image?.run && image) {
+      const own = made.task.env;
+      const fromImage = Object.entries(imageEnv(image.config, own)).filter(([name]) => name === 'PATH' || !(name in own));
+      made.task.image.run.env = Object.fromEntries(fromImage);
+    }
     // Its instance type larger than the local executor: it runs capped (sessionSizing), and its log says so.
     const capped = cappedNote(this.o.config, {
       workflow_type: 'session',
@@ -331,7 +353,12 @@ export class SessionRunner {
       resource_ram: Number(row.memory_gib),
       backend: 'local',
     });
-    made.task.preamble = [...(capped ? [`Runyard: ${capped}`] : []), ...sessionOptionNotes(row), ...(made.task.preamble ?? [])];
+    made.task.preamble = [
+      ...(capped ? [`Runyard: ${capped}`] : []),
+      ...sessionOptionNotes(row),
+      ...(image ? sessionImageNotes(this.o.config, image) : []),
+      ...(made.task.preamble ?? []),
+    ];
     return made;
   }
 

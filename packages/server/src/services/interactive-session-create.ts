@@ -2,6 +2,7 @@ import { SESSION_STORAGE_DEFAULT_GB, isoNow, newObjectId, type InteractiveSessio
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
+import { parseImageReference } from '../images/reference.js';
 import { quoted } from '../errors/quoted.js';
 import { DEFAULT_INSTANCE_TYPE } from '../instance-types/catalogue.js';
 import { defaultBucketOf } from '../scheduler/job-paths.js';
@@ -15,6 +16,29 @@ import { NO_RUN } from '../scheduler/session-state.js';
 /** Where a session's home is saved between runs, in its workspace's bucket. */
 export function sessionHome(workspaceId: string, id: string): { bucket: string; prefix: string } {
   return { bucket: defaultBucketOf(workspaceId), prefix: `${workspaceId}/interactive-sessions/${id}/home` };
+}
+
+/**
+ * The image a session names (Runyard's interactiveSessionConfiguration.image), checked as the pull
+ * will read it, or null: none named. Jupyter only, and only where tasks run in bubblewrap (which
+ * makes the image the task's root); the server's own Jupyter is then not needed.
+ */
+function sessionImage(config: Config, backend: string, given: string | null | undefined): string | null {
+  if (given === undefined || given === null) return null;
+  const where = 'interactiveSessionConfiguration.image';
+  try {
+    parseImageReference(given);
+  } catch (e) {
+    throw new AppError('VALIDATION_FAILED', `${where}: ${(e as Error).message}`);
+  }
+  if (backend !== 'regular')
+    throw new AppError('VALIDATION_FAILED', `${where} is offered for Jupyter sessions (backend regular) only, not ${backend}.`);
+  if (config.sandbox !== 'bwrap')
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `${where}: this server runs no session in an image: sessions run in an image in the bubblewrap sandbox only, and RUNYARD_SANDBOX is ${config.sandbox}.`,
+    );
+  return given.trim();
 }
 
 /** Spark's cluster: its master and core instance types must be ones the catalogue has. */
@@ -47,7 +71,8 @@ export async function createSession(
   if (conf.backend === 'rstudio' && !conf.rVersion) {
     throw new AppError('VALIDATION_FAILED', 'interactiveSessionConfiguration.rVersion is required for the rstudio backend (e.g. 4.4.2).');
   }
-  sessionCommand(config, conf.backend);
+  const image = sessionImage(config, conf.backend, conf.image);
+  if (image === null) sessionCommand(config, conf.backend);
   const sizing = sessionSizing(config, conf.instanceType ?? DEFAULT_INSTANCE_TYPE);
   if (conf.backend === 'spark' && conf.cluster) checkCluster(config, conf.cluster);
   const now = isoNow();
@@ -98,6 +123,7 @@ export async function createSession(
         data_items_json: JSON.stringify(items.files),
         fuse_file_systems_json: JSON.stringify(items.folders),
         request_json: JSON.stringify(body),
+        image,
         home_bucket: home.bucket,
         home_prefix: home.prefix,
         ...NO_RUN,

@@ -44,6 +44,7 @@ function configurationOf(s: SessionRow): SessionConfiguration {
     execution: { computeCostLimit: Number(s.cost_limit), autoShutdownAtDate: s.auto_shutdown_at },
     ...(s.backend === 'rstudio' && { rVersion: s.r_version }),
     ...(s.cluster_json && { cluster: JSON.parse(s.cluster_json) as Record<string, unknown> }),
+    ...(s.image && { image: s.image }),
   };
 }
 

@@ -21,6 +21,7 @@ import * as queuePidsLimit from './migrations/0018-queue-pids-limit.js';
 import * as uploadsManaged from './migrations/0019-uploads-managed.js';
 import * as jobsResourcesNote from './migrations/0020-jobs-resources-note.js';
 import * as jobsImageDigest from './migrations/0021-jobs-image-digest.js';
+import * as sessionImage from './migrations/0022-session-image.js';
 
 /** Migrations in order; names sort, and a new one is a new file added here. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-uploads-managed': uploadsManaged,
   '0020-jobs-resources-note': jobsResourcesNote,
   '0021-jobs-image-digest': jobsImageDigest,
+  '0022-session-image': sessionImage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

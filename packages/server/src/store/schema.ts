@@ -332,6 +332,10 @@ export interface InteractiveSessionTable {
   updated_at: string;
   /** When it was terminated. */
   ended_at: string | null;
+  /** The image it runs in, as given at creation (migration 0022); null: the server's own Jupyter. */
+  image: Generated<string | null>;
+  /** The digest its current run's image was pulled as; null before the pull and for a session without an image. */
+  image_digest: Generated<string | null>;
 }
 
 /** A folder or file linked into an interactive session (migration 0014): one per mount name of the session. */

@@ -53,6 +53,7 @@ export interface SessionCreateOptions extends ConnectionFlags, ItemFlags, WatchF
   sparkCore: string;
   sparkWorkers: number;
   executionPlatform?: SessionPlatform;
+  image?: string;
   watch?: boolean;
   verbose?: boolean;
 }
@@ -90,6 +91,8 @@ export interface SessionPayloadInput {
   dataItems?: SessionDataItem[];
   /** --link's folders (none on azure). */
   fuseFileSystems?: SessionDataItem[];
+  /** --image: Runyard's own key, the container image a Jupyter session runs in (absent from cloudos-cli's body). */
+  image?: string;
 }
 
 /** The create body exactly as cloudos-cli's build_session_payload makes it (wire-api §2.11 "Create"). */
@@ -111,6 +114,7 @@ export function buildSessionPayload(i: SessionPayloadInput): SessionCreateBody {
         autoShutdownAtDate: i.shutdownAt ?? new Date(Date.now() + 24 * 3_600_000).toISOString().replace(/Z$/, '000Z'),
       },
       ...(i.backend === 'rstudio' && { rVersion: i.rVersion }),
+      ...(i.image && { image: i.image }),
       ...(i.backend === 'spark' && {
         cluster: {
           name: `${i.name}-cluster`,
@@ -153,6 +157,10 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
     checkInstanceType(opts.sparkMaster, 'aws', '--spark-master');
     checkInstanceType(opts.sparkCore, 'aws', '--spark-core');
   }
+  if (opts.image && opts.sessionType !== 'regular')
+    throw new UsageError(
+      `--image runs a Jupyter session in a container image; it cannot be given with --session-type ${opts.sessionType}.`,
+    );
   const projectName = opts.projectId ? undefined : opts.projectName?.trim() || fromProfile(ctx, opts.profile, 'projectName');
   if (!opts.projectId && !projectName) {
     throw new UsageError(
@@ -181,6 +189,7 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
       sparkWorkers: opts.sparkWorkers,
       dataItems: items.dataItems,
       fuseFileSystems: items.fuseFileSystems,
+      image: opts.image,
     });
     if (opts.verbose) ctx.stderr.write(`Payload:\n${JSON.stringify(payload, null, 2)}\n`);
     const session = await client.createInteractiveSession(conn.workspaceId, payload);
@@ -190,7 +199,8 @@ export async function sessionCreate(opts: SessionCreateOptions, ctx: CliContext)
       `✓ Interactive session "${session.name}" created: ${typeName(session.interactiveSessionType)} on ${session.resources.instanceType}` +
         `${session.resources.isCostSaving ? ' (spot)' : ''}, ${session.resources.storageSizeInGb} GB, ${conf.visibility}` +
         `${conf.execution.autoShutdownAtDate ? `, stops at ${conf.execution.autoShutdownAtDate}` : ''}` +
-        `${conf.execution.computeCostLimit >= 0 ? ` or at $${conf.execution.computeCostLimit}` : ''}; ${session.status}.\n`,
+        `${conf.execution.computeCostLimit >= 0 ? ` or at $${conf.execution.computeCostLimit}` : ''}` +
+        `${conf.image ? `, in the image ${conf.image}` : ''}; ${session.status}.\n`,
     );
     ctx.stderr.write(itemLines(items.shown));
     ctx.stderr.write(`Session link: ${sessionUrl(conn.platformUrl, session._id)}\n`);
@@ -245,6 +255,10 @@ export function sessionCreateCommand(ctx: CliContext): Command {
         SESSION_PLATFORMS,
       ),
     );
+  cmd.option(
+    '--image <reference>',
+    'Runyard\'s own: run the Jupyter session in this container image (e.g. ghcr.io/lab/notebook:1; pulled with your account linked by "runyard user docker-login"); it needs jupyter on its PATH',
+  );
   addWatchOptions(cmd, 'then wait until the session runs, printing each change of status');
   cmd.option('--verbose', 'print the request body');
   addConnectionOptions(cmd, { workspace: true });

@@ -4,7 +4,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config, TaskNetwork } from '../../config.js';
-import type { TaskSpec } from '../../executors/executor.js';
+import type { ImageRun, TaskSpec } from '../../executors/executor.js';
 import { findOnPath } from '../../executors/find-executable.js';
 import { lstatBeneath, readBeneath } from '../../storage/beneath.js';
 
@@ -43,6 +43,11 @@ export interface JupyterTaskInput {
   writable?: string[];
   /** The session's Jupyter token; default: a new random one. Keep it (sealed) to reach the session after a restart. */
   token?: string;
+  /**
+   * The image the session runs in, pulled (scheduler/session-image.ts), and the path of its
+   * `jupyter` inside it: the host's Jupyter and its /etc/jupyter are then not used.
+   */
+  image?: { name: string; run: ImageRun; jupyter: string };
 }
 
 /** What the caller keeps of a session to launch it, and to reach it once it runs (the proxy's resolve). */
@@ -92,7 +97,7 @@ const MAX_SOCKET_PATH_BYTES = 107;
 export function jupyterTask(input: JupyterTaskInput): JupyterTask {
   const { sessionId, dirs, config } = input;
   const basePath = sessionUiBasePath(sessionId);
-  const jupyter = findOnPath('jupyter', config.taskPath);
+  const jupyter = input.image?.jupyter ?? findOnPath('jupyter', config.taskPath);
   if (!jupyter) throw new Error('jupyter was not found on the task PATH (Debian: apt-get install jupyter-notebook).');
   const socketPath = path.join(path.resolve(dirs.runtime), SOCKET_NAME);
   if (Buffer.byteLength(socketPath) > MAX_SOCKET_PATH_BYTES)
@@ -113,6 +118,8 @@ export function jupyterTask(input: JupyterTaskInput): JupyterTask {
     '--NotebookApp.quit_button=False',
     '--NotebookApp.allow_password_change=False',
     '--KernelManager.transport=ipc',
+    // In an image the task is the image's user, root in the sandbox's user namespace when it names none; Jupyter refuses root without this.
+    ...(input.image ? ['--allow-root'] : []),
   ];
   const env: Record<string, string> = {
     PATH: config.taskPath,
@@ -136,9 +143,11 @@ export function jupyterTask(input: JupyterTaskInput): JupyterTask {
     logFile: dirs.logFile,
     writable: [path.resolve(dirs.runtime), path.resolve(dirs.mounts), ...(input.writable ?? [])],
     // Jupyter's system-wide settings (Debian enables its notebook extensions there, e.g. the widgets); bound when present.
-    readable: [SYSTEM_JUPYTER_CONFIG, ...(input.readable ?? [])],
+    // In an image, the image's own /etc/jupyter is there.
+    readable: [...(input.image ? [] : [SYSTEM_JUPYTER_CONFIG]), ...(input.readable ?? [])],
     network: input.network ?? input.config.taskNetwork,
     ...(input.resources ? { resources: input.resources } : {}),
+    ...(input.image ? { image: { name: input.image.name, run: input.image.run } } : {}),
   };
   return { task, socketPath, token, basePath };
 }

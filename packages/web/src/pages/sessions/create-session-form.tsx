@@ -22,6 +22,8 @@ interface Fields {
   costLimit: string;
   shutdownHours: number;
   shared: boolean;
+  /** Runyard's own: the container image a Jupyter session runs in; empty: the server's Jupyter. */
+  image: string;
 }
 
 /** The create body as `runyard interactive-session create` builds it (cloudos-cli's build_session_payload). */
@@ -41,6 +43,7 @@ function bodyOf(f: Fields, provider: string | undefined): SessionCreateBody {
         autoShutdownAtDate: f.shutdownHours ? new Date(Date.now() + f.shutdownHours * 3_600_000).toISOString() : null,
       },
       ...(f.backend === 'rstudio' && { rVersion: '4.5.2' }),
+      ...(f.backend === 'regular' && f.image.trim() && { image: f.image.trim() }),
     },
     dataItems: [],
     fileSystemIds: [],
@@ -68,6 +71,7 @@ export function CreateSessionForm() {
     costLimit: '',
     shutdownHours: 12,
     shared: false,
+    image: '',
   });
   const set = <K extends keyof Fields>(key: K, value: Fields[K]) => setFields((f) => ({ ...f, [key]: value }));
   const instanceType = firstType(fields.instanceType, catalogue.data);
@@ -100,6 +104,25 @@ export function CreateSessionForm() {
             </option>
           ))}
         </select>
+        {fields.backend === 'regular' && (
+          <>
+            <label htmlFor="session-image">Container image</label>
+            <div>
+              <input
+                id="session-image"
+                maxLength={512}
+                placeholder="the server's Jupyter"
+                aria-describedby="session-image-help"
+                value={fields.image}
+                onChange={(e) => set('image', e.target.value)}
+              />
+              <p id="session-image-help" className="muted">
+                Optional: a Jupyter image with your own libraries (e.g. ghcr.io/lab/notebook:1), pulled with your linked registry account.
+                It needs jupyter on its PATH.
+              </p>
+            </div>
+          </>
+        )}
         <label htmlFor="session-instance">Instance type</label>
         <div>
           <select
