@@ -249,6 +249,12 @@ export const CONFIG_KEYS = {
     default: 50,
     doc: 'The most the image cache keeps, in GiB of unpacked images (their layers in the OCI layout, shared between images, are not counted): after each pull, the least recently used images that no job uses (initializing, running or aborting) are removed until the cache is under it; an image jobs use is kept even beyond it. 0 keeps no image that no job uses. `runyard admin images list|prune` shows and prunes the cache.',
   },
+  imageRecheckSeconds: {
+    env: 'RUNYARD_IMAGE_RECHECK_SECONDS',
+    schema: Type.Number({ minimum: 0, maximum: 86_400 }),
+    default: 60,
+    doc: "How long a registry's answer for an image (the digest its reference names, given to one account) is used before the registry is asked again: a job of an image pulled within that time starts without asking it (some 20 ms). A tag moved, or an access revoked, at the registry is seen after at most this long; another account, or a changed password, always asks. 0: every pull asks the registry.",
+  },
   insecureRegistries: {
     env: 'RUNYARD_INSECURE_REGISTRIES',
     schema: Type.Array(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),

@@ -7,6 +7,7 @@ import { readImageConfig, type ImageConfig } from './image-config.js';
 import { manifestSummary } from './manifest-summary.js';
 import { prepareRootfs, resolveImageUser } from './rootfs-prepare.js';
 import { classifyPullFailure, ImagePullError, type PullContext } from './pull-error.js';
+import { RecentDigests } from './recent-digests.js';
 import { parseImageReference, type ImageReference } from './reference.js';
 import { removeTree } from './remove-tree.js';
 import { runTool } from './run-tool.js';
@@ -26,6 +27,10 @@ export interface ImageCacheOptions {
   limitBytes?: number;
   /** The images jobs use now, which are never removed. Absent: none (a cache outside the server). */
   inUse?: ImagesInUse;
+  /** How long a registry's answer (the digest of a reference, for an account) is used before it is asked again (recent-digests.ts); default 0: every pull asks. */
+  recheckMs?: number;
+  /** The clock of recheckMs (tests). */
+  now?: () => number;
 }
 
 export interface PullOptions {
@@ -68,6 +73,7 @@ export class ImageCache {
   private readonly skopeo: string;
   private readonly umoci: string;
   private readonly insecure: ReadonlySet<string>;
+  private readonly recent: RecentDigests;
   /** Pulls under way, by digest: a second job of the same image waits for the first's pull. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
@@ -84,6 +90,7 @@ export class ImageCache {
     this.skopeo = options.skopeo ?? 'skopeo';
     this.umoci = options.umoci ?? 'umoci';
     this.insecure = new Set(options.insecureRegistries ?? []);
+    this.recent = new RecentDigests(options.recheckMs ?? 0, options.now);
     this.layoutLock = new SharedLock(this.paths.layoutLock);
     this.inventory = new CacheInventory({
       paths: this.paths,
@@ -134,23 +141,23 @@ export class ImageCache {
         cacheDir: this.root,
         secrets: home.secrets,
       };
-      say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}`);
-      const digest = await this.resolve(ref, home, context, say);
+      const recent = this.recent.get(ref.canonical, credentials);
+      let digest: string;
+      if (recent) {
+        digest = recent.digest;
+        say(
+          `${ref.canonical} is ${digest} (the registry said so ${(recent.ageMs / 1000).toFixed(1)} s ago${credentials ? ` to ${credentials.username}` : ''})`,
+        );
+      } else {
+        say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}`);
+        digest = await this.resolve(ref, home, context, say);
+        this.recent.set(ref.canonical, credentials, digest);
+      }
       await options.onResolved?.(digest);
       const rootfs = this.rootfsOf(digest);
       if (await this.inventory.useIfCached(digest, ref.canonical)) {
         say(`${digest} is in the cache`);
         return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
-      }
-      const other = this.inFlight.get(digest);
-      if (other) {
-        say(`${digest} is being pulled for another job: waiting for it`);
-        // Its failure is the other job's (its user's name, its registry account): this pull tries on its own instead.
-        const pulledByOther = await other.then(
-          () => true,
-          () => false,
-        );
-        if (!pulledByOther) say(`the other job's pull of ${digest} failed: pulling it for this job`);
       }
       await this.fetchOnce(ref, digest, home, context, say);
       say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
@@ -183,7 +190,12 @@ export class ImageCache {
     return digest;
   }
 
-  /** fetch(), as the one pull of the digest under way in this process (a second job of the image waits for it). */
+  /**
+   * fetch(), as the one pull of the digest under way in this process: a second job of the image
+   * waits for the first's (in the map at once, with no wait between the look and the entry, so two
+   * jobs never both fetch), then finds it cached; if the first failed, it pulls on its own (the
+   * first's failure names the first job's user and account).
+   */
   private async fetchOnce(
     ref: ImageReference,
     digest: string,
@@ -192,11 +204,24 @@ export class ImageCache {
     say: (line: string) => void,
   ): Promise<void> {
     const under = this.inFlight.get(digest);
-    if (under) await under.catch(() => undefined);
-    if (await this.inventory.useIfCached(digest, ref.canonical)) return;
-    const pulling = this.fetch(ref, digest, home, context, say).finally(() => this.inFlight.delete(digest));
-    this.inFlight.set(digest, pulling);
-    await pulling;
+    if (under) say(`${digest} is being pulled for another job: waiting for it`);
+    const pulling = (async () => {
+      if (
+        under &&
+        !(await under.then(
+          () => true,
+          () => false,
+        ))
+      )
+        say(`the other job's pull of ${digest} failed: pulling it for this job`);
+      if (await this.inventory.useIfCached(digest, ref.canonical)) return;
+      await this.fetch(ref, digest, home, context, say);
+    })();
+    const entry: Promise<void> = pulling.finally(() => {
+      if (this.inFlight.get(digest) === entry) this.inFlight.delete(digest);
+    });
+    this.inFlight.set(digest, entry);
+    await entry;
   }
 
   /** Copies the image by digest into the layout (blobs it has are not fetched again) and unpacks it once. */

@@ -19,8 +19,8 @@ const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.i
  * account at its registry when they linked one (`runyard user docker-login`; anonymously
  * otherwise), writing the pull's progress to the job's log, and readies the task to run in it:
  * the image's environment under the job's own variables, its PATH, its entrypoint before the
- * command, its user. Records the image's digest on the job as soon as it is resolved (before the
- * cache is looked at), so the cache keeps the image while the job runs. A pull that fails throws an EngineError with the pull's own message (which never holds
+ * command, its user. Records the image's digest on the job as soon as it is resolved, so the cache keeps the
+ * image while the job runs. A pull that fails throws an EngineError with the pull's own message (which never holds
  * the password).
  */
 export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job: JobRow, task: TaskSpec): Promise<void> {
@@ -45,8 +45,8 @@ export async function pullTaskImage(ctx: SchedulerContext, ref: AttemptRef, job:
   });
   const { config } = pulled;
   if (config.userProblem) throw new EngineError(`The image ${image.name} cannot run: ${config.userProblem}.`);
-  image.run = { digest: pulled.digest, rootfs: pulled.rootfs, uid: config.uid, gid: config.gid };
-  task.env = imageEnv(config, task.env);
+  // The image's variables are its pusher's text: set by bwrap in the sandbox only, never seen by what runs before it as root.
+  image.run = { digest: pulled.digest, rootfs: pulled.rootfs, uid: config.uid, gid: config.gid, env: imageEnv(config, task.env) };
   task.argv = [...config.entrypoint, ...task.argv];
   task.preamble = [...(task.preamble ?? []), ...imageNotes(ctx.config, image.name, pulled.digest, config)];
 }
@@ -60,18 +60,19 @@ async function recordDigest(ctx: SchedulerContext, ref: AttemptRef, digest: stri
 }
 
 /**
- * The task's environment in the image, as `docker run -e` makes it: the image's variables, then
- * the job's over them, but the image's PATH (docker's default when it sets none): the host's PATH
- * names the host's folders.
+ * What the sandbox sets in the task's environment, as `docker run -e` makes it: the image's
+ * variables that the job does not set itself (the job's own, HOME, RUNYARD_* and the parameters,
+ * stay in the task's environment), and the image's PATH (docker's default when it sets none): the
+ * host's PATH names the host's folders.
  */
 export function imageEnv(config: ImageConfig, own: Record<string, string>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const entry of config.env) {
     const eq = entry.indexOf('=');
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+    const name = entry.slice(0, eq);
+    if (eq > 0 && (name === 'PATH' || !(name in own))) env[name] = entry.slice(eq + 1);
   }
-  const path = env.PATH || DEFAULT_IMAGE_PATH;
-  return { ...env, ...own, PATH: path };
+  return { ...env, PATH: env.PATH || DEFAULT_IMAGE_PATH };
 }
 
 /** What the job's log says of the image it runs in, and of what of its config does not apply here. */

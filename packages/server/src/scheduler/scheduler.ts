@@ -12,8 +12,7 @@ import { createBlobStore } from '../storage/registry.js';
 import type { Store } from '../store/database.js';
 import { AttemptRunner, RUNNING_MARK_DELAY_MS } from './attempt-runner.js';
 import { claimJobs } from './claim.js';
-import { ImageCache } from '../images/image-cache.js';
-import { imageCacheLimitBytes, imagesInUse } from './image-use.js';
+import { serverImageCache } from './image-use.js';
 import { SILENT_LOG, type SchedulerContext, type SchedulerLog } from './context.js';
 import { releaseLeases, renewLeases } from './lease.js';
 import { reapExpired } from './reaper.js';
@@ -86,13 +85,7 @@ export class Scheduler {
         createExecutors(options.config, { slurmClusters: hpcClusterLookup(options.store.db), slurmPollMs: options.config.slurmPollMs }),
       engineFor: options.engineFor ?? engineFor,
       blobs: options.blobs ?? createBlobStore(options.config),
-      images: new ImageCache({
-        dataDir: options.config.dataDir,
-        root: options.config.imageCacheDir,
-        insecureRegistries: options.config.insecureRegistries,
-        limitBytes: imageCacheLimitBytes(options.config.imageCacheLimitGiB),
-        inUse: () => imagesInUse(options.store.db),
-      }),
+      images: serverImageCache(options.config, options.store.db),
       log: SILENT_LOG,
       signal: this.stopping.signal,
       // Where the store tells its commits, the commit of the settle woke a pass already (start()).

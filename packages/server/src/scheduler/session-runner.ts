@@ -18,7 +18,8 @@ import type { Executor, ExternalId } from '../executors/executor.js';
 import { removeBeneath } from '../storage/beneath.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { Database } from '../store/schema.js';
-import { ImageCache } from '../images/image-cache.js';
+import type { ImageCache } from '../images/image-cache.js';
+import { serverImageCache } from './image-use.js';
 import { seal, unseal } from '../store/secret-box.js';
 import { imageEnv } from './image-pull.js';
 import { pullSessionImage, sessionImageNotes } from './session-image.js';
@@ -108,9 +109,7 @@ export class SessionRunner {
 
   constructor(private readonly o: SessionRunnerOptions) {
     this.pollMs = o.pollMs ?? 1000;
-    this.images =
-      o.images ??
-      new ImageCache({ dataDir: o.config.dataDir, root: o.config.imageCacheDir, insecureRegistries: o.config.insecureRegistries });
+    this.images = o.images ?? serverImageCache(o.config, o.db);
   }
 
   start(log: SchedulerLog = SILENT_LOG): void {
@@ -340,11 +339,7 @@ export class SessionRunner {
         : commandTask({ ...input, command: this.commandOf(row) });
     // In its image: the image's variables under the session's own, and its PATH, set by bwrap in the sandbox only (image-pull.ts
     // imageEnv). Never one of the session's own variables: --setenv puts them in an argv, and the session's token is one.
-    if (made.task.image?.run && image) {
-      const own = made.task.env;
-      const fromImage = Object.entries(imageEnv(image.config, own)).filter(([name]) => name === 'PATH' || !(name in own));
-      made.task.image.run.env = Object.fromEntries(fromImage);
-    }
+    if (made.task.image?.run && image) made.task.image.run.env = imageEnv(image.config, made.task.env);
     // Its instance type larger than the local executor: it runs capped (sessionSizing), and its log says so.
     const capped = cappedNote(this.o.config, {
       workflow_type: 'session',

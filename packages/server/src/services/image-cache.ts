@@ -4,8 +4,8 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors/app-error.js';
 import { ImageCacheError } from '../images/cache-error.js';
 import type { PruneScope } from '../images/cache-inventory.js';
-import { ImageCache } from '../images/image-cache.js';
-import { imageCacheLimitBytes, imagesInUse } from '../scheduler/image-use.js';
+import type { ImageCache } from '../images/image-cache.js';
+import { serverImageCache } from '../scheduler/image-use.js';
 import type { Database } from '../store/schema.js';
 
 /**
@@ -15,12 +15,7 @@ import type { Database } from '../store/schema.js';
  * cache's lock files.
  */
 function cacheOf(db: Kysely<Database>, config: Config): ImageCache {
-  return new ImageCache({
-    dataDir: config.dataDir,
-    root: config.imageCacheDir,
-    limitBytes: imageCacheLimitBytes(config.imageCacheLimitGiB),
-    inUse: () => imagesInUse(db),
-  });
+  return serverImageCache(config, db);
 }
 
 export function listCachedImages(db: Kysely<Database>, config: Config): Promise<ImageCacheListing> {

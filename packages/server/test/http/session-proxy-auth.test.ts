@@ -19,6 +19,7 @@ import { createApiKey, revokeApiKey } from '../../src/services/api-keys.js';
 import { sessionForUi, sessionUpstream } from '../../src/services/interactive-session-ui.js';
 import { deactivateUser } from '../../src/services/users.js';
 import { derivedKey, seal } from '../../src/store/secret-box.js';
+import { sessionRow } from '../sessions/session-row.js';
 import { cookieOf, request, type Answer } from '../sessions-runtime/proxy-app.js';
 import { accessWorld, type AccessWorld, type Person } from './access-world.js';
 
@@ -161,50 +162,14 @@ describe('session proxy: who passes', { timeout: 30_000 }, () => {
   /** A session row of the workspace, ready, owned by `owner`, listening on the echo server, unless `values` say otherwise. */
   async function session(values: Record<string, unknown> = {}): Promise<string> {
     const id = newObjectId();
-    const now = isoNow();
     await w.db
       .insertInto('interactive_sessions')
-      .values({
-        id,
-        workspace_id: w.workspaceId,
-        project_id: projectId,
-        user_id: owner.userId,
-        name: `s-${id}`,
-        backend: 'regular',
-        execution_platform: 'aws',
-        visibility: 'workspace',
-        status: 'ready',
-        status_message: null,
-        stop_reason: null,
-        instance_type: 'c5.xlarge',
-        cpus: 1,
-        memory_gib: 1,
-        price_per_hour_cents: 0,
-        is_cost_saving: 0,
-        storage_size_gb: 1,
-        storage_mode: 'regular',
-        cost_limit: -1,
-        auto_shutdown_at: null,
-        r_version: null,
-        cluster_json: null,
-        data_items_json: '[]',
-        fuse_file_systems_json: '[]',
-        request_json: '{}',
-        home_bucket: 'b',
-        home_prefix: 'p',
-        external_id: null,
-        ui_address: socketPath,
-        ui_token_sealed: seal(w.config.secretKeyFile, UPSTREAM_TOKEN),
-        lease_owner: null,
-        lease_expires_at: null,
-        run_started_at: null,
-        last_saved_at: null,
-        archived_at: null,
-        created_at: now,
-        updated_at: now,
-        ended_at: null,
-        ...values,
-      })
+      .values(
+        sessionRow(
+          { workspace_id: w.workspaceId, project_id: projectId, user_id: owner.userId },
+          { id, ui_address: socketPath, ui_token_sealed: seal(w.config.secretKeyFile, UPSTREAM_TOKEN), ...values },
+        ),
+      )
       .execute();
     return id;
   }

@@ -18,7 +18,7 @@ export interface ImageFixture {
   /** The digest each pushed tag got, by image name (`t/a:1`). */
   digests: Map<string, string>;
   /** A cache on a fresh data directory, or on `dataDir`; `options`: its limit and the images jobs use. */
-  newCache(dataDir?: string, options?: Pick<ImageCacheOptions, 'limitBytes' | 'inUse'>): ImageCache;
+  newCache(dataDir?: string, options?: Pick<ImageCacheOptions, 'limitBytes' | 'inUse' | 'recheckMs' | 'now'>): ImageCache;
   /** skopeo's subcommands run so far (`inspect`, `copy`), in order. */
   skopeoRuns(): string[];
   dir: string;

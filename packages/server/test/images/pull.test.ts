@@ -125,6 +125,29 @@ describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { 
     assert.ok(existsSync(path.join((b as PromiseFulfilledResult<{ rootfs: string }>).value.rootfs, 'usr/local/bin/hello-a')));
   });
 
+  it("uses a registry's answer for one account for recheckMs: within it no inspect, another account or after it one", async () => {
+    let now = 1_000_000;
+    const cache = fx.newCache(undefined, { recheckMs: 60_000, now: () => now });
+    const before = fx.skopeoRuns().length;
+    const first = await cache.pull(ref('t/a:1'));
+    assert.deepEqual(fx.skopeoRuns().slice(before), ['inspect', 'copy']);
+    now += 59_000;
+    const lines: string[] = [];
+    const again = await cache.pull(ref('t/a:1'), { onProgress: (l) => lines.push(l) });
+    assert.equal(again.digest, first.digest);
+    assert.deepEqual(fx.skopeoRuns().slice(before + 2), [], 'no run of skopeo within the time');
+    assert.ok(
+      lines.some((l) => l.includes(`is ${first.digest} (the registry said so 59.0 s ago)`)),
+      lines.join('\n'),
+    );
+    // Another account (here: one with a password) asks the registry itself.
+    await cache.pull(ref('t/a:1'), { credentials: { username: 'someone', password: 'x' } });
+    assert.deepEqual(fx.skopeoRuns().slice(before + 2), ['inspect']);
+    now += 2_000;
+    await cache.pull(ref('t/a:1'));
+    assert.deepEqual(fx.skopeoRuns().slice(before + 3), ['inspect'], 'asked again once the time is over');
+  });
+
   it('says unreachable for a registry that is down', async () => {
     const down = await startRegistry();
     await down.stop();
