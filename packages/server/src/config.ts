@@ -249,6 +249,18 @@ export const CONFIG_KEYS = {
     default: 50,
     doc: 'The most the image cache keeps, in GiB of unpacked images (their layers in the OCI layout, shared between images, are not counted): after each pull, the least recently used images that no job uses (initializing, running or aborting) are removed until the cache is under it; an image jobs use is kept even beyond it. 0 keeps no image that no job uses. `runyard admin images list|prune` shows and prunes the cache.',
   },
+  registryMirrors: {
+    env: 'RUNYARD_REGISTRY_MIRRORS',
+    schema: Type.Record(Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' }), Type.String({ pattern: '^[a-z0-9.-]+(:[0-9]+)?$' })),
+    default: {} as Record<string, string>,
+    doc: 'JSON object of registry to mirror host, e.g. {"docker.io": "mirror.lab.org:5000"}: images of that registry are pulled from the mirror first (then from the registry), with the operator\'s account at the mirror (registryMirrorAuthFile) or anonymously; the mirror\'s answer is then the access check. A mirror named in insecureRegistries is spoken to over plain HTTP.',
+  },
+  registryMirrorAuthFile: {
+    env: 'RUNYARD_REGISTRY_MIRROR_AUTH_FILE',
+    schema: Type.String(),
+    default: '',
+    doc: 'A docker-style auth file (`{"auths": {"<mirror host>": {"auth": "base64(user:password)"}}}`, as `docker login` writes it) with the operator\'s accounts at the mirrors of registryMirrors; read at start. Empty: the mirrors are pulled from anonymously.',
+  },
   imageRecheckSeconds: {
     env: 'RUNYARD_IMAGE_RECHECK_SECONDS',
     schema: Type.Number({ minimum: 0, maximum: 86_400 }),
@@ -512,7 +524,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
-  for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
+  for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir', 'registryMirrorAuthFile'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
   out.imageCacheDir = out.imageCacheDir ? path.resolve(out.imageCacheDir as string) : path.join(out.dataDir as string, 'images');
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';

@@ -12,7 +12,7 @@ import { parseImageReference, type ImageReference } from './reference.js';
 import { removeTree } from './remove-tree.js';
 import { runTool } from './run-tool.js';
 import { SharedLock } from './shared-lock.js';
-import { withToolHome, type RegistryCredentials, type ToolHome } from './tool-home.js';
+import { withToolHome, type RegistryCredentials, type RegistryMirror, type ToolHome } from './tool-home.js';
 
 export interface ImageCacheOptions {
   /** The server's data directory: the cache is its `images/` folder, unless `root` says where. */
@@ -31,6 +31,8 @@ export interface ImageCacheOptions {
   recheckMs?: number;
   /** The clock of recheckMs (tests). */
   now?: () => number;
+  /** Operators' mirrors of registries (RUNYARD_REGISTRY_MIRRORS), tried before the registry, each with the operator's account at it. */
+  mirrors?: readonly Omit<RegistryMirror, 'insecure'>[];
 }
 
 export interface PullOptions {
@@ -74,6 +76,7 @@ export class ImageCache {
   private readonly umoci: string;
   private readonly insecure: ReadonlySet<string>;
   private readonly recent: RecentDigests;
+  private readonly mirrors: ReadonlyMap<string, RegistryMirror>;
   /** Pulls under way, by digest: a second job of the same image waits for the first's pull. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
@@ -91,6 +94,7 @@ export class ImageCache {
     this.umoci = options.umoci ?? 'umoci';
     this.insecure = new Set(options.insecureRegistries ?? []);
     this.recent = new RecentDigests(options.recheckMs ?? 0, options.now);
+    this.mirrors = new Map((options.mirrors ?? []).map((m) => [m.registry, { ...m, insecure: this.insecure.has(m.location) }]));
     this.layoutLock = new SharedLock(this.paths.layoutLock);
     this.inventory = new CacheInventory({
       paths: this.paths,
@@ -133,38 +137,48 @@ export class ImageCache {
     const say = options.onProgress ?? (() => {});
     const credentials = options.credentials ?? null;
     const started = Date.now();
-    return withToolHome(path.join(this.root, 'tmp'), ref.registry, credentials, async (home) => {
-      const context: PullContext = {
-        image: ref.canonical,
-        registry: ref.registry,
-        username: credentials?.username ?? null,
-        cacheDir: this.root,
-        secrets: home.secrets,
-      };
-      const recent = this.recent.get(ref.canonical, credentials);
-      let digest: string;
-      if (recent) {
-        digest = recent.digest;
-        say(
-          `${ref.canonical} is ${digest} (the registry said so ${(recent.ageMs / 1000).toFixed(1)} s ago${credentials ? ` to ${credentials.username}` : ''})`,
-        );
-      } else {
-        say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}`);
-        digest = await this.resolve(ref, home, context, say);
-        this.recent.set(ref.canonical, credentials, digest);
-      }
-      await options.onResolved?.(digest);
-      const rootfs = this.rootfsOf(digest);
-      if (await this.inventory.useIfCached(digest, ref.canonical)) {
-        say(`${digest} is in the cache`);
-        return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
-      }
-      await this.fetchOnce(ref, digest, home, context, say);
-      say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
-      const config = this.configOf(digest);
-      await this.makeRoom(digest, say);
-      return { image: ref.canonical, digest, rootfs, config };
-    });
+    const mirror = this.mirrors.get(ref.registry) ?? null;
+    return withToolHome(
+      path.join(this.root, 'tmp'),
+      ref.registry,
+      credentials,
+      async (home) => {
+        const context: PullContext = {
+          image: ref.canonical,
+          registry: ref.registry,
+          username: credentials?.username ?? null,
+          cacheDir: this.root,
+          secrets: home.secrets,
+        };
+        const recent = this.recent.get(ref.canonical, credentials);
+        let digest: string;
+        if (recent) {
+          digest = recent.digest;
+          say(
+            `${ref.canonical} is ${digest} (the registry said so ${(recent.ageMs / 1000).toFixed(1)} s ago${credentials ? ` to ${credentials.username}` : ''})`,
+          );
+        } else {
+          const via = mirror
+            ? ` (its mirror ${mirror.location} first${mirror.credentials ? `, as ${mirror.credentials.username}` : ''})`
+            : '';
+          say(`Resolving ${ref.canonical} at ${ref.registry}${credentials ? ` as ${credentials.username}` : ' (anonymous)'}${via}`);
+          digest = await this.resolve(ref, home, context, say);
+          this.recent.set(ref.canonical, credentials, digest);
+        }
+        await options.onResolved?.(digest);
+        const rootfs = this.rootfsOf(digest);
+        if (await this.inventory.useIfCached(digest, ref.canonical)) {
+          say(`${digest} is in the cache`);
+          return { image: ref.canonical, digest, rootfs, config: this.configOf(digest) };
+        }
+        await this.fetchOnce(ref, digest, home, context, say);
+        say(`Pulled ${ref.canonical} (${digest}) in ${seconds(started)}`);
+        const config = this.configOf(digest);
+        await this.makeRoom(digest, say);
+        return { image: ref.canonical, digest, rootfs, config };
+      },
+      mirror,
+    );
   }
 
   /** After a pull, the least recently used images no job uses go until the cache is under its limit (never this pull's image). */
@@ -182,7 +196,14 @@ export class ImageCache {
   private async resolve(ref: ImageReference, home: ToolHome, context: PullContext, say: (line: string) => void): Promise<string> {
     // skopeo refuses a reference with both a tag and a digest: the digest is what counts.
     const named = ref.digest ? `${ref.registry}/${ref.repository}@${ref.digest}` : ref.canonical;
-    const args = ['inspect', '--raw', `--authfile=${home.authFile}`, ...this.tls(ref, '--tls-verify=false'), `docker://${named}`];
+    const args = [
+      `--registries-conf=${home.registriesConf}`,
+      'inspect',
+      '--raw',
+      `--authfile=${home.authFile}`,
+      ...this.tls(ref, '--tls-verify=false'),
+      `docker://${named}`,
+    ];
     const result = await runTool(this.skopeo, args, home.env);
     if (result.code !== 0) throw classifyPullFailure(result.stderr, context);
     const digest = ref.digest ?? `sha256:${createHash('sha256').update(result.stdout).digest('hex')}`;
@@ -233,7 +254,14 @@ export class ImageCache {
       mkdirSync(this.layout, { recursive: true });
       const copyStarted = Date.now();
       const source = `docker://${ref.registry}/${ref.repository}@${digest}`;
-      const copy = ['copy', `--authfile=${home.authFile}`, ...this.tls(ref, '--src-tls-verify=false'), source, `oci:${this.layout}:${tag}`];
+      const copy = [
+        `--registries-conf=${home.registriesConf}`,
+        'copy',
+        `--authfile=${home.authFile}`,
+        ...this.tls(ref, '--src-tls-verify=false'),
+        source,
+        `oci:${this.layout}:${tag}`,
+      ];
       const copied = await runTool(this.skopeo, copy, home.env, say);
       if (copied.code !== 0) throw classifyPullFailure(copied.stderr, context);
       say(`Copied into the cache in ${seconds(copyStarted)}`);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { ImageCache } from '../images/image-cache.js';
+import { mirrorSettings } from '../images/mirror-settings.js';
 import type { Database } from '../store/schema.js';
 import { RUNNING_SESSION_STATUSES } from './session-state.js';
 
@@ -50,5 +51,6 @@ export function serverImageCache(config: Config, db: Kysely<Database>): ImageCac
     limitBytes: imageCacheLimitBytes(config.imageCacheLimitGiB),
     inUse: () => imagesInUse(db),
     recheckMs: config.imageRecheckSeconds * 1000,
+    mirrors: mirrorSettings(config.registryMirrors, config.registryMirrorAuthFile),
   });
 }

@@ -117,6 +117,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     kind: 'server',
     why: "an unpacked image in the cache (read-only, shared, no task writes it): its entries are listed with lstat and its links read, never followed; runyard-enter's build",
   },
+  'images/mirror-settings.ts': {
+    names: ['readFileSync'],
+    kind: 'server',
+    why: "the operator's mirror auth file (RUNYARD_REGISTRY_MIRROR_AUTH_FILE), a setting read at start",
+  },
   'images/tool-home.ts': {
     names: ['mkdirSync', 'mkdtempSync', 'rmSync', 'writeFileSync'],
     kind: 'server',

@@ -35,8 +35,8 @@ export async function startImageFixture(account?: RegistryAccount): Promise<Imag
   const runs = path.join(dir, 'skopeo-runs');
   const wrapper = path.join(dir, 'skopeo');
   const skopeo = findOnPath('skopeo', process.env.PATH ?? '')!;
-  // Appends the subcommand ($1: never a credential) to a file, then is skopeo.
-  writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${runs}'\nexec '${skopeo}' "$@"\n`);
+  // Appends the subcommand ($2, after the global --registries-conf the cache gives first: never a credential) to a file, then is skopeo.
+  writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$2" >> '${runs}'\nexec '${skopeo}' "$@"\n`);
   chmodSync(wrapper, 0o755);
 
   let caches = 0;

@@ -95,7 +95,7 @@ describe('image pulls from a real registry (docker-registry, skopeo, umoci)', { 
     writeFileSync(failOnce, '');
     writeFileSync(
       flaky,
-      `#!/bin/sh\nif [ "$1" = copy ] && rm '${failOnce}' 2>/dev/null; then i=0; while [ ! -e '${waiting}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo 'denied: the user "alice-other" may not' >&2; exit 1; fi\nexec skopeo "$@"\n`,
+      `#!/bin/sh\nif [ "$2" = copy ] && rm '${failOnce}' 2>/dev/null; then i=0; while [ ! -e '${waiting}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; echo 'denied: the user "alice-other" may not' >&2; exit 1; fi\nexec skopeo "$@"\n`,
     );
     chmodSync(flaky, 0o755);
     const cache = new ImageCache({ dataDir: path.join(fx.dir, 'flaky-data'), insecureRegistries: [fx.registry.host], skopeo: flaky });
