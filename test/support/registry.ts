@@ -32,7 +32,8 @@ export function registryToolsMissing(): string | null {
   return missing.length ? `${missing.join(', ')} not installed (bash .ci/run installs them)` : null;
 }
 
-function freePort(): Promise<number> {
+/** A port of 127.0.0.1 where nothing listens now (a registry that is down, or one to start). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as net.AddressInfo;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { registryToolsMissing } from '../../../../test/support/registry.js';
+import { freePort, registryToolsMissing } from '../../../../test/support/registry.js';
 import { uploadFile } from '../../../../test/support/upload.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
 import { startBashJobServer, type BashJobServer } from '../scheduler/bash-job-server.js';
@@ -22,7 +22,7 @@ describe('container jobs run in their image (a real registry)', { skip, timeout:
 
   before(async () => {
     [open, locked] = await Promise.all([startImageFixture(), startImageFixture(ACCOUNT)]);
-    down = `127.0.0.1:${await closedPort()}`;
+    down = `127.0.0.1:${await freePort()}`;
     w = await startBashJobServer({
       RUNYARD_JOB_IMAGES: 'pull',
       RUNYARD_INSECURE_REGISTRIES: [open.registry.host, locked.registry.host, down].join(','),
@@ -166,15 +166,3 @@ describe('container jobs run in their image (a real registry)', { skip, timeout:
     for (let i = 0; i < 20; i++) assert.ok(log.includes(`row ${i} s${i}: hello from image a --sample s${i}\n`), log);
   });
 });
-
-function closedPort(): Promise<number> {
-  return import('node:net').then(
-    (net) =>
-      new Promise((resolve) => {
-        const server = net.createServer().listen(0, '127.0.0.1', () => {
-          const { port } = server.address() as import('node:net').AddressInfo;
-          server.close(() => resolve(port));
-        });
-      }),
-  );
-}

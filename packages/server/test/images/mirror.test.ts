@@ -1,26 +1,15 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ImageCache } from '../../src/images/image-cache.js';
 import { mirrorSettings } from '../../src/images/mirror-settings.js';
-import { registryToolsMissing } from '../../../../test/support/registry.js';
+import { freePort, registryToolsMissing } from '../../../../test/support/registry.js';
 import { pullFailure, startImageFixture, type ImageFixture } from './fixture.js';
 
 const skip = registryToolsMissing() ?? false;
 const OPERATOR = { username: 'mirror-robot', password: 'mirror-secret-9d1' };
-
-/** A registry port where nothing listens: the registry the mirror stands in for is down. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** An operator's registry mirror (RUNYARD_REGISTRY_MIRRORS), tried before the registry, with the operator's account at it. */
 describe('image pulls through a registry mirror', { skip, timeout: 120_000 }, () => {
@@ -29,7 +18,7 @@ describe('image pulls through a registry mirror', { skip, timeout: 120_000 }, ()
   let down: string;
   before(async () => {
     [open, locked] = await Promise.all([startImageFixture(), startImageFixture(OPERATOR)]);
-    down = `127.0.0.1:${await closedPort()}`;
+    down = `127.0.0.1:${await freePort()}`;
   });
   after(async () => {
     await open?.stop();
