@@ -134,6 +134,21 @@ export class ImageCache {
 
   async pull(image: string, options: PullOptions = {}): Promise<PulledImage> {
     const ref = parseImageReference(image);
+    try {
+      return await this.pullParsed(ref, options);
+    } catch (error) {
+      // The cache's own small files (a pull's auth file, a lock, a config) on a full disk: said as a full cache, as a layer's would be.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC' || code === 'EDQUOT')
+        throw new ImagePullError(
+          'disk-full',
+          `no space left in the image cache (${this.root}) while pulling ${ref.canonical}: ${(error as Error).message}`,
+        );
+      throw error;
+    }
+  }
+
+  private async pullParsed(ref: ImageReference, options: PullOptions): Promise<PulledImage> {
     const say = options.onProgress ?? (() => {});
     const credentials = options.credentials ?? null;
     const started = Date.now();

@@ -44,4 +44,18 @@ describe('image pulls onto a full disk', { skip: 'why' in disk && disk.why, time
       new RegExp(`no space left in the image cache \\(${cache.root}\\) while pulling .*/t/a:1: .*no space left on device`),
     );
   });
+
+  it("fails with kind disk-full when not even the pull's own small files fit (its auth file, the lock)", async () => {
+    const dir = (disk as { dir: string }).dir;
+    // Fill what is left of the disk, to the last block.
+    try {
+      execFileSync('dd', ['if=/dev/zero', `of=${path.join(dir, 'filler')}`, 'bs=4k'], { stdio: 'ignore' });
+    } catch {
+      // dd stops with "No space left on device": that is the point.
+    }
+    const cache = fx.newCache(dir);
+    const error = await pullFailure(cache.pull(`${fx.registry.host}/t/b:1`), 'disk-full');
+    assert.match(error.message, new RegExp(`no space left in the image cache \\(${cache.root}\\) while pulling .*/t/b:1: .*ENOSPC`));
+    rmSync(path.join(dir, 'filler'));
+  });
 });
