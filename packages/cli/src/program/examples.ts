@@ -255,6 +255,16 @@ export const EXAMPLES: Record<string, Example[]> = {
     ),
   ],
   'admin hpc list': [ex('the registered HPC clusters', 'admin hpc list'), ex('as JSON', 'admin hpc list --output-format json')],
+  'admin images': [ex('the cached images, their sizes and the jobs using them', 'admin images list')],
+  'admin images list': [
+    ex('the cached images, their sizes and the jobs using them', 'admin images list'),
+    ex('as JSON', 'admin images list --output-format json'),
+  ],
+  'admin images prune': [
+    ex('the unused images beyond the cache limit', 'admin images prune'),
+    ex('every image no job uses', 'admin images prune --all'),
+    ex('one image', 'admin images prune --digest sha256:0123...'),
+  ],
   server: [ex('run the platform on port 8080', 'server start')],
   'server start': [
     ex('on http://127.0.0.1:8080, data in ./.runyard-data', 'server start'),
