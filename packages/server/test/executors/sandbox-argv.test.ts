@@ -216,7 +216,8 @@ describe('bwrap argv: the confinement of a task, option by option', () => {
 
   it("a task in an image: the image's root, not the host's; its user in the namespace, no capabilities; runyard-enter runs it", () => {
     const rootfs = mkdtempSync(path.join(scratch, 'rootfs-'));
-    for (const dir of ['usr', 'etc', 'opt']) fs.mkdirSync(path.join(rootfs, dir));
+    // srv: a folder of the image on the way to the job's folders (/srv/job/...), made rather than bound.
+    for (const dir of ['usr', 'etc', 'opt', 'srv']) fs.mkdirSync(path.join(rootfs, dir));
     const env = { PATH: '/opt/tool/bin:/usr/bin', LD_PRELOAD: '/opt/evil.so' };
     const image = { name: 'r.io/t/a:1', run: { digest: `sha256:${'a'.repeat(64)}`, rootfs, uid: 1234, gid: 2345, env } };
     const t = task({ image, env: { PATH: '/opt/tool/bin:/usr/bin' }, writable: ['/srv/job/results'], readable: ['/srv/in/a.txt'] });
@@ -237,6 +238,12 @@ describe('bwrap argv: the confinement of a task, option by option', () => {
     const enter = options.find((o) => o[0] === '--ro-bind' && o[2] === '/.runyard/enter');
     assert.ok(enter && enter[1].endsWith('native/build/runyard-enter'), text(options).join(' | '));
     assert.deepEqual(command, ['/.runyard/enter', '--', 'sh', '-c', 'echo hi']);
+    // The image's /srv is on the way to the job's folders: made, not bound (the binds land on the sandbox's folder).
+    present(options, '--dir', '/srv');
+    absent(options, '--ro-bind', path.join(rootfs, 'srv'), '/srv');
+    // Nothing bound from the host but the job's own paths and runyard-enter (no folder of its PATH: the image has its own).
+    const hostBinds = options.filter((o) => ['--bind', '--ro-bind-try'].includes(o[0])).map((o) => o[1]);
+    assert.deepEqual(hostBinds.sort(), ['/srv/in/a.txt', '/srv/job/results', '/srv/job/work']);
     // Its own binds and the rest of the sandbox as for any task, then the root made read-only.
     present(options, '--bind', '/srv/job/work', '/srv/job/work');
     present(options, '--bind', '/srv/job/results', '/srv/job/results');
