@@ -54,8 +54,9 @@ export interface NextflowHomeMount {
  * the task sees read-only only what the launcher and Nextflow read (framework jars, the capsule's
  * dependencies, plugins, the launcher's Java version cache): never its config, scm or secrets, which
  * may hold credentials. What they write goes to the job's own work directory: the launcher's
- * classpath cache (NXF_LAUNCHER, else "Maybe NXF_HOME is not writable?") and, when the home has no
- * plugins directory, the plugins (Nextflow creates NXF_PLUGINS_DIR at start).
+ * classpath cache (NXF_LAUNCHER, else "Maybe NXF_HOME is not writable?"), the secrets store
+ * (NXF_SECRETS_FILE, whose directory Nextflow makes at every run) and, when the home has no plugins
+ * directory, the plugins (Nextflow creates NXF_PLUGINS_DIR at start).
  *
  * A version that is not installed, when downloads are allowed, runs from a home of the job's
  * workspace that the task may write, since the launcher downloads the framework, its dependencies
@@ -79,7 +80,14 @@ export function nextflowHomeFor(
   // The server's own home is made here, so that an operator finds where to install versions.
   if (home === path.join(config.dataDir, 'nextflow-home')) mkdirSync(home, { recursive: true, mode: 0o700 });
   const own = path.join(workDir, '.nextflow');
-  const env: Record<string, string> = { NXF_HOME: home, NXF_LAUNCHER: path.join(own, 'launcher') };
+  // Nextflow (22.10+) opens its local secrets store at every run and makes its directory, by default
+  // the home's secrets/, which the task neither sees nor may write (LocalSecretsProvider.makeStoreFile):
+  // the job gets a store of its own, empty.
+  const env: Record<string, string> = {
+    NXF_HOME: home,
+    NXF_LAUNCHER: path.join(own, 'launcher'),
+    NXF_SECRETS_FILE: path.join(own, 'secrets', 'store.json'),
+  };
   const readable = ['framework', 'capsule', 'plugins', path.join('tmp', 'ver')].map((d) => path.join(home, d));
   if (!existsSync(path.join(home, 'plugins'))) env.NXF_PLUGINS_DIR = path.join(own, 'plugins');
   return { env, readable, writable: [] };

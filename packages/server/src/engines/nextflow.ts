@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config.js';
@@ -23,6 +24,21 @@ export function nextflowBinary(config: Config): string {
   if (!found)
     throw new EngineError('Nextflow was not found: there is no nextflow executable on the task PATH and RUNYARD_NEXTFLOW_BIN is not set.');
   return found;
+}
+
+/**
+ * The Java configuration of Debian's JDKs (/etc/java-<n>-openjdk: java.security, the logging and
+ * net properties, which the JDK's conf/ links to), shown read-only to the task: without it Java
+ * fails before Nextflow starts ("Could not initialize class java.security.Security").
+ */
+export function javaConfigDirs(etc = '/etc'): string[] {
+  try {
+    return readdirSync(etc)
+      .filter((name) => /^java(-|$)/.test(name))
+      .map((name) => path.join(etc, name));
+  } catch {
+    return [];
+  }
 }
 
 /** Nextflow's rule for run names: lowercase, starting with a letter, at most 80 characters. */
@@ -96,7 +112,7 @@ export const nextflowEngine: Engine = {
       preamble.push(
         "Runyard: dockerLogin has no effect on Nextflow jobs here: Nextflow pulls its processes' images with its own settings.",
       );
-    const { readable, writable } = home;
-    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble, readable, writable };
+    const readable = [...home.readable, ...javaConfigDirs()];
+    return { argv, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble, readable, writable: home.writable };
   },
 };

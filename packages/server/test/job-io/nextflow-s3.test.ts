@@ -4,7 +4,17 @@ import { s3BackendEnv, startS3Server, type S3TestServer } from '../../../../test
 import { ioWorld, resultsOf, type IoWorld } from './world.js';
 
 /** What a task's environment may hold: built from scratch by the engine (engines/task-env.ts, nextflow-home.ts, nextflow-s3.ts), and PWD, which bwrap sets with --chdir. */
-const TASK_ENV = new Set(['PATH', 'HOME', 'PWD', 'RUNYARD_JOB_ID', 'RUNYARD_RESULTS_DIR', 'NXF_HOME', 'NXF_LAUNCHER', 'NXF_VER']);
+const TASK_ENV = new Set([
+  'PATH',
+  'HOME',
+  'PWD',
+  'RUNYARD_JOB_ID',
+  'RUNYARD_RESULTS_DIR',
+  'NXF_HOME',
+  'NXF_LAUNCHER',
+  'NXF_SECRETS_FILE',
+  'NXF_VER',
+]);
 const AWS_ENV = ['AWS_ACCESS_KEY_ID', 'AWS_DEFAULT_REGION', 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY'];
 
 describe('Nextflow tasks on an S3 store (s3rver)', { timeout: 300_000 }, () => {
