@@ -45,7 +45,7 @@ describe('private images (htpasswd registry): credentials', { skip, timeout: 120
     const { result, cmdlines, environs } = await processesDuring(cache.pull(image(), { credentials: ACCOUNT }));
     assert.equal(result.digest, fx.digests.get('t/private:1'));
     assert.ok(existsSync(path.join(result.rootfs, 'usr/local/bin/hello-private')));
-    const skopeos = [...cmdlines].filter((c) => /skopeo (inspect|copy)/.test(c));
+    const skopeos = [...cmdlines].filter((c) => /skopeo (--registries-conf=\S+ )?(inspect|copy)/.test(c));
     assert.ok(skopeos.length >= 1, `the poll saw skopeo run (saw ${cmdlines.size} command lines)`);
     for (const seen of [...cmdlines, ...environs]) {
       assert.ok(!seen.includes(ACCOUNT.password) && !seen.includes(BASE64), `a secret in: ${seen.slice(0, 300)}`);
