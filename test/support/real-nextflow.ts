@@ -38,6 +38,17 @@ export function realNextflow(env: NodeJS.ProcessEnv = process.env): RealNextflow
   return { bin: path.resolve(bin), home: path.resolve(home), version };
 }
 
+/**
+ * Why a test of the real Nextflow is skipped, or false: without an install, or on the PostgreSQL run
+ * (onPostgres: database.ts's usingPostgres()), to which these tests add nothing (the database plays no
+ * part in what they prove; the fixture-based job tests run on both).
+ */
+export function realNextflowSkip(onPostgres: boolean): string | false {
+  const real = realNextflow();
+  if (typeof real === 'string') return real;
+  return onPostgres ? 'the SQLite run has it: the database plays no part in what it proves' : false;
+}
+
 /** One row of a Nextflow trace file (the default fields). */
 export interface TraceRow {
   task_id: string;
@@ -56,6 +67,24 @@ export function readTrace(file: string): TraceRow[] {
     const cells = line.split('\t');
     return Object.fromEntries(names.map((n, i) => [n, cells[i] ?? ''])) as unknown as TraceRow;
   });
+}
+
+/**
+ * What a resumed run did with the first run's tasks: the hashes of the tasks the first completed,
+ * those the resumed one found CACHED (both sorted), and the tasks it ran (`NAME STATUS`).
+ */
+export function resumeOutcome(first: TraceRow[], resumed: TraceRow[]): { completedFirst: string[]; cached: string[]; ran: string[] } {
+  return {
+    completedFirst: first
+      .filter((t) => t.status === 'COMPLETED')
+      .map((t) => t.hash)
+      .sort(),
+    cached: resumed
+      .filter((t) => t.status === 'CACHED')
+      .map((t) => t.hash)
+      .sort(),
+    ran: resumed.filter((t) => t.status !== 'CACHED').map((t) => `${t.name} ${t.status}`),
+  };
 }
 
 /**

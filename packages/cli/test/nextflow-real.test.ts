@@ -4,8 +4,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { convertNextflowToJson, RunyardClient, type JobBodyInput } from '@runyard/client';
+import { usingPostgres } from '../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../test/support/git-repos.js';
-import { readTrace, REAL_PIPELINE, realNextflow, type TraceRow } from '../../../test/support/real-nextflow.js';
+import {
+  readTrace,
+  REAL_PIPELINE,
+  realNextflow,
+  realNextflowSkip,
+  resumeOutcome,
+  type TraceRow,
+} from '../../../test/support/real-nextflow.js';
 import { startRunningServer, type RunningServer } from '../../../test/support/running-server.js';
 import { connectionArgs } from './support/connection-args.js';
 import { runCli, tempDir } from './support/run-cli.js';
@@ -24,12 +32,7 @@ const WAIT = ['--wait-completion', '--request-interval', '0.2', '--wait-time', '
  * the database, which the fixture-based job tests cover on PostgreSQL.
  */
 describe('a real Nextflow through Runyard: run, fail, resume from the cache', { timeout: 600_000 }, () => {
-  const skip =
-    typeof real === 'string'
-      ? real
-      : process.env.RUNYARD_TEST_DATABASE_URL
-        ? 'the SQLite run has it: the database plays no part in what it proves'
-        : false;
+  const skip = realNextflowSkip(usingPostgres());
   let s: RunningServer;
   let mirror: GitMirror;
   let client: RunyardClient;
@@ -124,19 +127,11 @@ describe('a real Nextflow through Runyard: run, fail, resume from the cache', { 
     const resumed = await client.getJobStatus(resumedId, ws);
     assert.equal(resumed.status, 'completed', resumed.statusMessage as string);
     const secondTrace = await traceOf(resumedId);
-    const completed = firstTrace.filter((r) => r.status === 'COMPLETED').map((r) => r.hash);
     // Every task that completed in the first run is CACHED, by its hash; only MERGE ran (a new hash: workflow.resume is in its script).
-    assert.deepEqual(
-      secondTrace
-        .filter((r) => r.status === 'CACHED')
-        .map((r) => r.hash)
-        .sort(),
-      completed.sort(),
-    );
-    assert.deepEqual(
-      secondTrace.filter((r) => r.status !== 'CACHED').map((r) => `${r.name} ${r.status}`),
-      ['MERGE COMPLETED'],
-    );
+    const outcome = resumeOutcome(firstTrace, secondTrace);
+    assert.equal(outcome.completedFirst.length, 4);
+    assert.deepEqual(outcome.cached, outcome.completedFirst);
+    assert.deepEqual(outcome.ran, ['MERGE COMPLETED']);
     // publishDir: the cached tasks' files too, into the resumed job's results.
     const published = await resultsOf(resumedId);
     assert.equal(published('merged.txt'), 'BONJOUR 1\nBONJOUR 2\n');
