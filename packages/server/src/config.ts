@@ -524,7 +524,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if (problems.length) throw new ConfigError(problems);
   out.dataDir = path.resolve(out.dataDir as string);
   out.secretKeyFile = out.secretKeyFile ? path.resolve(out.secretKeyFile as string) : path.join(out.dataDir as string, 'secret.key');
-  for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir', 'registryMirrorAuthFile'] as const) if (out[key]) out[key] = path.resolve(out[key] as string);
+  for (const key of ['cromwellJar', 'cromwellConfigFile', 'webDir', 'registryMirrorAuthFile'] as const)
+    if (out[key]) out[key] = path.resolve(out[key] as string);
   out.imageCacheDir = out.imageCacheDir ? path.resolve(out.imageCacheDir as string) : path.join(out.dataDir as string, 'images');
   // Tasks get an explicit environment; their PATH defaults to the server's own.
   if (!out.taskPath) out.taskPath = env.PATH || '/usr/local/bin:/usr/bin:/bin';

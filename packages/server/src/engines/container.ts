@@ -66,11 +66,14 @@ export const containerEngine: Engine = {
       const task: TaskSpec = { argv: bash, env, cwd: paths.work, logFile: stdoutFileOf(paths), preamble };
       if (image && config.sandbox === 'bwrap' && config.jobImages === 'pull') task.image = { name: image };
       else {
-        if (job.docker_login === 1) preamble.push('Runyard: dockerLogin has no effect here: this job runs on the host, so no image is pulled.');
+        if (job.docker_login === 1)
+          preamble.push('Runyard: dockerLogin has no effect here: this job runs on the host, so no image is pulled.');
         preamble.unshift(
           image
             ? `Runyard: this job runs on the host, not in the image ${image}: ${
-                config.jobImages === 'host' ? 'RUNYARD_JOB_IMAGES=host' : 'images run in the sandbox only (RUNYARD_SANDBOX=bwrap), and it is off'
+                config.jobImages === 'host'
+                  ? 'RUNYARD_JOB_IMAGES=host'
+                  : 'images run in the sandbox only (RUNYARD_SANDBOX=bwrap), and it is off'
               }.`
             : 'Runyard: the workflow names no container image; this job runs on the host (in the sandbox).',
         );

@@ -32,6 +32,7 @@ export function jobRow(values: Partial<JobRow> & { params?: { name: string; pref
     cpus: 1,
     memory_gib: 1,
     resources_note: null,
+    image_digest: null,
     storage_size_gb: 10,
     cost_limit: -1,
     compute_cost_cents: 0,

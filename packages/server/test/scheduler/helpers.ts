@@ -23,6 +23,7 @@ import { nextflowHomeEnv } from '../../../../test/support/nextflow-home.js';
 import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
 import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
 import { workflowRow } from '../engines/rows.js';
+import { serverImageCache } from '../../src/scheduler/image-use.js';
 
 /** test/fixtures/bin: the fixture nextflow. */
 export const FIXTURE_BIN = path.resolve(import.meta.dirname, '../../../../test/fixtures/bin');
@@ -176,6 +177,7 @@ export function schedulerContext(env: Env, owner: string, more: Partial<Schedule
     executors: { local: testExecutor(env.config, env.scratch) },
     engineFor,
     blobs: createBlobStore(env.config),
+    images: serverImageCache(env.config, env.store.db),
     log: SILENT_LOG,
     signal: new AbortController().signal,
     ...more,

@@ -9,6 +9,7 @@ import { readExitFile, readPidFile } from '../../src/executors/wrapper.js';
 import { SILENT_LOG, type SchedulerContext } from '../../src/scheduler/context.js';
 import { createBlobStore } from '../../src/storage/registry.js';
 import { settle } from '../../src/scheduler/settle.js';
+import { serverImageCache } from '../../src/scheduler/image-use.js';
 import {
   assertLegalHistory,
   getJob,
@@ -169,6 +170,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
       executors: {},
       engineFor,
       blobs: createBlobStore(env.config),
+      images: serverImageCache(env.config, env.store.db),
       log: SILENT_LOG,
       signal: new AbortController().signal,
     };
@@ -222,6 +224,7 @@ describe('scheduler: restart, reattach, re-run', { timeout: 300_000 }, () => {
       executors: {},
       engineFor,
       blobs: createBlobStore(env.config),
+      images: serverImageCache(env.config, env.store.db),
       log: SILENT_LOG,
       signal: new AbortController().signal,
     });
