@@ -138,7 +138,11 @@ export const FS_CALL_SITES: Record<string, FsCallSite> = {
     why: "makes a workspace's Nextflow downloads home, which its tasks write (mkdir, nothing else there); otherwise looks at the operator's Nextflow home, which tasks only read",
     kept: { readdirSync: "lists framework/ (the installed versions) in the operator's Nextflow home, which tasks only read" },
   },
-  'engines/nextflow.ts': { names: ['mkdir', 'writeFile'], kind: 'server', why: `the attempt's params and config files in ${CONTROL}` },
+  'engines/nextflow.ts': {
+    names: ['mkdir', 'readdirSync', 'writeFile'],
+    kind: 'server',
+    why: `the attempt's params and config files in ${CONTROL}, and the host's /etc (the names of Java's configuration folders)`,
+  },
   'engines/session/command.ts': {
     names: ['mkdirSync'],
     kind: 'task-writable',
