@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { convertNextflowToJson, RunyardClient } from '@runyard/client';
-import { startServer, type RunningServer } from '@runyard/server';
-import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
-import { freshDatabaseUrl, usingPostgres } from '../../../../test/support/database.js';
+import type { RunningServer } from '@runyard/server';
+import { startSlurmTestServer } from '../../../../test/support/slurm-server.js';
+import { usingPostgres } from '../../../../test/support/database.js';
 import { createGitMirror, type GitMirror } from '../../../../test/support/git-repos.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
-import { printedValue } from '../../../../test/support/printed-value.js';
 import { readTrace, REAL_PIPELINE, realNextflow, realNextflowSkip, resumeOutcome } from '../../../../test/support/real-nextflow.js';
 import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
@@ -52,24 +51,11 @@ describe('a real Nextflow as a Slurm job: fail, then resume from the cache', { t
     shared = sharedDirectory();
     mirror = createGitMirror();
     mirror.create('acme/split-upper', { files: REAL_PIPELINE });
-    const lines: string[] = [];
-    server = await startServer(
-      {
-        RUNYARD_DATA_DIR: mkdtempSync(path.join(shared, 'data-')),
-        RUNYARD_PORT: '0',
-        RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
-        RUNYARD_LOG_LEVEL: 'silent',
-        RUNYARD_SCHEDULER_POLL_MS: '200',
-        RUNYARD_SLURM_POLL_MS: '300',
-        RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
-        RUNYARD_NEXTFLOW_BIN: real.bin,
-        RUNYARD_NEXTFLOW_HOME: real.home,
-        ...TEST_CAPACITY,
-      },
-      (line) => lines.push(line),
-    );
-    apikey = printedValue(lines, 'API key')!;
-    ws = printedValue(lines, 'Workspace id')!;
+    ({ server, apikey, ws } = await startSlurmTestServer(shared, {
+      RUNYARD_GIT_URL_REWRITES: JSON.stringify(mirror.rewrites),
+      RUNYARD_NEXTFLOW_BIN: real.bin,
+      RUNYARD_NEXTFLOW_HOME: real.home,
+    }));
     client = new RunyardClient({ platformUrl: server.url, apikey });
   });
   after(async () => {

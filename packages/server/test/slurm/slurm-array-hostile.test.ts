@@ -15,17 +15,14 @@ import {
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '@runyard/server';
-import { printedValue } from '../../../../test/support/printed-value.js';
+import type { RunningServer } from '@runyard/server';
+import { startSlurmTestServer } from '../../../../test/support/slurm-server.js';
 import { writeArrayRows } from '../../src/executors/array-run.js';
 import type { AttemptControl, TaskEnd, TaskSpec } from '../../src/executors/executor.js';
 import { defaultSandbox } from '../../src/executors/sandbox/sandbox.js';
 import { SlurmExecutor, type SlurmId } from '../../src/executors/slurm/slurm-executor.js';
 import type { HpcClusterRecord } from '../../src/store/hpc-cluster-lookup.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
-import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
-import { TEST_JOB_IMAGES } from '../../../../test/support/job-images.js';
-import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
 import { sharedDirectory, slurmClusterUp } from '../../../../test/support/slurm-cluster.js';
 import { uploadFile } from '../../../../test/support/upload.js';
@@ -287,23 +284,9 @@ describe('an array job with a hostile row through the whole server on Slurm', { 
   before(async () => {
     slurmClusterUp();
     shared = sharedDirectory();
-    const lines: string[] = [];
-    server = await startServer(
-      {
-        RUNYARD_DATA_DIR: mkdtempSync(path.join(shared, 'data-')),
-        RUNYARD_PORT: '0',
-        RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
-        RUNYARD_LOG_LEVEL: 'silent',
-        RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
-        RUNYARD_SCHEDULER_POLL_MS: '200',
-        RUNYARD_SLURM_POLL_MS: '300',
-        ...TEST_CAPACITY,
-        ...TEST_JOB_IMAGES,
-      },
-      (line) => lines.push(line),
-    );
-    apikey = printedValue(lines, 'API key')!;
-    ws = printedValue(lines, 'Workspace id')!;
+    ({ server, apikey, ws } = await startSlurmTestServer(shared, {
+      RUNYARD_TASK_PATH: `${FIXTURE_BIN}:${process.env.PATH}`,
+    }));
   });
   after(async () => {
     await server?.close();

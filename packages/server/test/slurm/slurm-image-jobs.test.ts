@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startServer, type RunningServer } from '@runyard/server';
-import { printedValue } from '../../../../test/support/printed-value.js';
+import type { RunningServer } from '@runyard/server';
+import { startSlurmTestServer } from '../../../../test/support/slurm-server.js';
 import { jobPaths } from '../../src/scheduler/job-paths.js';
-import { TEST_CAPACITY } from '../../../../test/support/capacity.js';
-import { freshDatabaseUrl } from '../../../../test/support/database.js';
 import { jsonApi, jsonApiOk } from '../../../../test/support/json-api.js';
 import { registryToolsMissing } from '../../../../test/support/registry.js';
 import { uploadFile } from '../../../../test/support/upload.js';
@@ -58,23 +56,10 @@ describe('container jobs run in their image on a Slurm cluster', { skip, timeout
     slurmClusterUp();
     fixture = await startImageFixture();
     const shared = sharedDirectory();
-    const lines: string[] = [];
-    server = await startServer(
-      {
-        RUNYARD_DATA_DIR: mkdtempSync(path.join(shared, 'data-')),
-        RUNYARD_PORT: '0',
-        RUNYARD_DATABASE_URL: await freshDatabaseUrl(),
-        RUNYARD_LOG_LEVEL: 'silent',
-        RUNYARD_SCHEDULER_POLL_MS: '200',
-        RUNYARD_SLURM_POLL_MS: '300',
-        RUNYARD_JOB_IMAGES: 'pull',
-        RUNYARD_INSECURE_REGISTRIES: fixture.registry.host,
-        ...TEST_CAPACITY,
-      },
-      (line) => lines.push(line),
-    );
-    apikey = printedValue(lines, 'API key')!;
-    ws = printedValue(lines, 'Workspace id')!;
+    ({ server, apikey, ws } = await startSlurmTestServer(shared, {
+      RUNYARD_JOB_IMAGES: 'pull',
+      RUNYARD_INSECURE_REGISTRIES: fixture.registry.host,
+    }));
     projectId = (await api('POST', `/api/v1/projects?teamId=${ws}`, { name: 'hpc-images' }))._id;
     hpc = (await api('POST', '/api/runyard/admin/hpc', { name: 'dev', partitions: ['debug'], sharedDirectory: shared })).id;
   });
